@@ -1,0 +1,56 @@
+# Skyrocket — one Makefile; CI (.ci/run) runs the same targets.
+GO        ?= go
+FUZZTIME  ?= 3s
+PKGS      := ./...
+BIN       := bin
+
+.PHONY: help build test unit fuzz race bench lint run conformance conformance-java generate check-generated clean
+
+help:
+	@echo "make run        build and start NameServer + Broker (all-in-one) on the default ports, data in ./data"
+	@echo "make test       build and run every test (unit, fuzz seeds + short fuzzing, conformance, Java conformance)"
+	@echo "make build      binaries into bin/"
+	@echo "make lint       gofmt + go vet, failing on any finding"
+	@echo "make race       tests with the race detector"
+	@echo "make fuzz       each fuzz target for FUZZTIME (default $(FUZZTIME))"
+	@echo "make bench      Go benchmarks"
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+unit:
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+test: build unit fuzz conformance-java
+
+race:
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+fuzz:
+	@./.ci/fuzz.sh $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+generate:
+	$(GO) generate ./protocol
+
+check-generated: generate
+	git diff --exit-code -- protocol/
+
+conformance:
+	$(GO) test -count=1 -timeout 20m ./conformance/...
+
+conformance-java:
+	@./.ci/java-conformance.sh
+
+run: build
+	./$(BIN)/skyrocket -data ./data
+
+clean:
+	rm -rf $(BIN)
