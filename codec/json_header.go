@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
@@ -378,9 +379,9 @@ func appendJSONHeader(dst []byte, c *protocol.Command) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendJSONString(dst, kv.Key)
+			dst = compat.AppendJSONString(dst, kv.Key)
 			dst = append(dst, ':')
-			dst = AppendJSONString(dst, kv.Value)
+			dst = compat.AppendJSONString(dst, kv.Value)
 		}
 		dst = append(dst, '}')
 	}
@@ -392,42 +393,11 @@ func appendJSONHeader(dst []byte, c *protocol.Command) []byte {
 	dst = strconv.AppendInt(dst, int64(c.Opaque), 10)
 	if c.HasRemark || c.Remark != "" {
 		dst = append(dst, `,"remark":`...)
-		dst = AppendJSONString(dst, c.Remark)
+		dst = compat.AppendJSONString(dst, c.Remark)
 	}
 	dst = append(dst, `,"serializeTypeCurrentRPC":"`...)
 	dst = append(dst, c.Serialize.String()...)
 	dst = append(dst, `","version":`...)
 	dst = strconv.AppendInt(dst, int64(c.Version), 10)
 	return append(dst, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// AppendJSONString appends s as a JSON string literal. Control characters are written
-// as \u00XX (the RocketMQ property separators 0x01 and 0x02 among them), as fastjson does.
-func AppendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
