@@ -134,3 +134,11 @@ func AppendFrameHeader(dst []byte, c *protocol.Command, bodyLen int) []byte {
 	binary.BigEndian.PutUint32(dst[start+4:], uint32(c.Serialize)<<24|uint32(hlen)&0xFFFFFF)
 	return dst
 }
+
+// AppendRawFrame appends a frame around an already serialized header, for tests and tools.
+func AppendRawFrame(dst []byte, st protocol.SerializeType, header, body []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(4+len(header)+len(body)))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(st)<<24|uint32(len(header))&0xFFFFFF)
+	dst = append(dst, header...)
+	return append(dst, body...)
+}

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -70,19 +71,15 @@ func (s *jsonScanner) str() (string, error) {
 	}
 	s.i++
 	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c == '"' {
-			v := bstr(s.b[start:s.i])
-			s.i++
-			return v, nil
-		}
-		if c == '\\' {
-			return s.strEscaped(start)
-		}
-		s.i++
+	end := bytes.IndexByte(s.b[start:], '"')
+	if end < 0 {
+		return "", s.errf("unterminated string")
 	}
-	return "", s.errf("unterminated string")
+	if bytes.IndexByte(s.b[start:start+end], '\\') >= 0 {
+		return s.strEscaped(start)
+	}
+	s.i = start + end + 1
+	return bstr(s.b[start : start+end]), nil
 }
 
 func (s *jsonScanner) strEscaped(start int) (string, error) {

@@ -85,7 +85,7 @@ type Command struct {
 	Body      []byte
 	Serialize SerializeType
 
-	extInline [12]KV
+	extInline [16]KV
 }
 
 // NewRequest returns a request command with our version and language.
