@@ -10,7 +10,7 @@ import (
 func javaSendV2(st protocol.SerializeType) []byte {
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "please_rename_unique_group_name", Topic: "TopicTest",
 		DefaultTopic: "TBW102", DefaultTopicQueueNums: 4, QueueID: 1, SysFlag: 0, BornTimestamp: 1700000000000,
-		Properties: "KEYS\x01OrderID188\x02UNIQ_KEY\x017F0000010B6018B4AAC2630B1EC00000\x02WAIT\x01true\x02TAGS\x01TagA",
+		Properties:        "KEYS\x01OrderID188\x02UNIQ_KEY\x017F0000010B6018B4AAC2630B1EC00000\x02WAIT\x01true\x02TAGS\x01TagA",
 		HasReconsumeTimes: true, HasMaxReconsumeTimes: true, MaxReconsumeTimes: 16}
 	c := protocol.NewRequest(protocol.CodeSendMessageV2)
 	c.Serialize = st

@@ -95,7 +95,9 @@ func TestDecode_JSON_Lenient(t *testing.T) {
 		check     func(*protocol.Command) bool
 	}{
 		{"numbers as strings, unknown keys, nulls", `{ "code" : "34", "extra":{"a":[1,2,{"b":null}]}, "language":"JAVA","remark":null,"extFields":null,"opaque":-7 }`,
-			func(c *protocol.Command) bool { return c.Code == 34 && c.Opaque == -7 && !c.HasRemark && len(c.Ext) == 0 }},
+			func(c *protocol.Command) bool {
+				return c.Code == 34 && c.Opaque == -7 && !c.HasRemark && len(c.Ext) == 0
+			}},
 		{"ext values of other JSON types", `{"code":10,"extFields":{"n":5,"b":true,"z":null,"s":"x","o":{"y":1}}}`,
 			func(c *protocol.Command) bool {
 				return c.Ext.Value("n") == "5" && c.Ext.Value("b") == "true" && c.Ext.Value("s") == "x" && c.Ext.Value("o") == `{"y":1}` && len(c.Ext) == 4
@@ -138,7 +140,7 @@ func TestDecode_Malformed(t *testing.T) {
 
 // byteReader delivers its data one byte per "read event", like the slowest TCP peer.
 type byteReader struct {
-	data []byte
+	data  []byte
 	avail int
 	pos   int
 }
