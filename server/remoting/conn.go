@@ -1,0 +1,197 @@
+package remoting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"github.com/skyrocket-mq/skyrocket/codec"
+	"github.com/skyrocket-mq/skyrocket/protocol"
+)
+
+// Errors of server-side connections and the client.
+var (
+	// ErrClosed is returned when writing to or invoking on a closed connection.
+	ErrClosed = errors.New("remoting: connection closed")
+	// ErrTimeout is returned when a request's response did not arrive in time.
+	ErrTimeout = errors.New("remoting: request timed out")
+)
+
+// Conn is one accepted connection (Java: a Netty Channel). It is safe for concurrent use.
+type Conn struct {
+	gc       gnet.Conn
+	srv      *Server
+	id       uint64
+	remote   string // "ip:port"
+	local    string
+	excluded map[protocol.RequestCode]bool // codes not served on this listener (VIP port)
+	lastRead atomic.Int64                  // unix nanos of the last inbound frame
+	closed   atomic.Bool
+
+	pendingMu sync.Mutex
+	pending   map[int32]chan *protocol.Command
+
+	// Attachment is free for the owner of the server (broker or namesrv) to use.
+	Attachment atomic.Value
+}
+
+// ID is unique per server for the life of the process.
+func (c *Conn) ID() uint64 { return c.id }
+
+// RemoteAddr returns the peer's "ip:port", as Java's RemotingHelper.parseChannelRemoteAddr.
+func (c *Conn) RemoteAddr() string { return c.remote }
+
+// LocalAddr returns the local "ip:port" the peer connected to.
+func (c *Conn) LocalAddr() string { return c.local }
+
+// Closed reports whether the connection has been closed.
+func (c *Conn) Closed() bool { return c.closed.Load() }
+
+// Close closes the connection.
+func (c *Conn) Close() error {
+	return c.gc.Close()
+}
+
+// Send writes a command, encoded in its own serialize type, without waiting.
+func (c *Conn) Send(cmd *protocol.Command) error {
+	return c.sendParts(cmd, nil, nil)
+}
+
+// sendParts writes cmd's header, cmd.Body and then parts (zero-copy body pieces); done runs
+// once the bytes have left or been copied into the connection's buffer.
+func (c *Conn) sendParts(cmd *protocol.Command, parts [][]byte, done func()) error {
+	if c.closed.Load() {
+		if done != nil {
+			done()
+		}
+		return ErrClosed
+	}
+	n := len(cmd.Body)
+	for _, p := range parts {
+		n += len(p)
+	}
+	buf := getBuf()
+	*buf = codec.AppendFrameHeader((*buf)[:0], cmd, n)
+	*buf = append(*buf, cmd.Body...)
+	cb := func(gnet.Conn, error) error {
+		putBuf(buf)
+		if done != nil {
+			done()
+		}
+		return nil
+	}
+	var err error
+	if len(parts) == 0 {
+		err = c.gc.AsyncWrite(*buf, cb)
+	} else {
+		vec := make([][]byte, 0, len(parts)+1)
+		vec = append(vec, *buf)
+		vec = append(vec, parts...)
+		err = c.gc.AsyncWritev(vec, cb)
+	}
+	if err != nil {
+		putBuf(buf)
+		if done != nil {
+			done()
+		}
+		return fmt.Errorf("remoting: write to %s: %w", c.remote, err)
+	}
+	return nil
+}
+
+var opaqueSeq atomic.Int32
+
+// NextOpaque returns a process-wide request id (Java: RemotingCommand's requestId counter).
+func NextOpaque() int32 { return opaqueSeq.Add(1) }
+
+// Invoke sends a request to the peer (broker→client calls such as
+// GET_CONSUMER_RUNNING_INFO) and waits for its response.
+func (c *Conn) Invoke(ctx context.Context, req *protocol.Command, timeout time.Duration) (*protocol.Command, error) {
+	req.Opaque = NextOpaque()
+	req.Flag &^= protocol.FlagResponse | protocol.FlagOneway
+	ch := make(chan *protocol.Command, 1)
+	c.pendingMu.Lock()
+	if c.pending == nil {
+		c.pending = make(map[int32]chan *protocol.Command)
+	}
+	c.pending[req.Opaque] = ch
+	c.pendingMu.Unlock()
+	defer func() {
+		c.pendingMu.Lock()
+		delete(c.pending, req.Opaque)
+		c.pendingMu.Unlock()
+	}()
+	if err := c.Send(req); err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			return nil, ErrClosed
+		}
+		return resp, nil
+	case <-t.C:
+		return nil, fmt.Errorf("%w: %s code %d after %v", ErrTimeout, c.remote, req.Code, timeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// InvokeOneway sends a request with the oneway flag: the peer does not answer.
+func (c *Conn) InvokeOneway(req *protocol.Command) error {
+	req.Opaque = NextOpaque()
+	req.Flag = (req.Flag &^ protocol.FlagResponse) | protocol.FlagOneway
+	return c.Send(req)
+}
+
+func (c *Conn) complete(resp *protocol.Command) bool {
+	c.pendingMu.Lock()
+	ch, ok := c.pending[resp.Opaque]
+	if ok {
+		delete(c.pending, resp.Opaque)
+	}
+	c.pendingMu.Unlock()
+	if ok {
+		ch <- resp
+	}
+	return ok
+}
+
+func (c *Conn) failPending() {
+	c.pendingMu.Lock()
+	for op, ch := range c.pending {
+		close(ch)
+		delete(c.pending, op)
+	}
+	c.pendingMu.Unlock()
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if cap(*b) <= 64<<10 {
+		bufPool.Put(b)
+	}
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	if ta, ok := a.(*net.TCPAddr); ok {
+		if v4 := ta.IP.To4(); v4 != nil {
+			return net.JoinHostPort(v4.String(), fmt.Sprint(ta.Port))
+		}
+	}
+	return a.String()
+}
