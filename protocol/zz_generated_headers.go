@@ -576,15 +576,14 @@ func (h *DeleteTopicRequestHeader) Encode(e *Ext) {
 
 // EndTransactionRequestHeader mirrors Java common/protocol/header/EndTransactionRequestHeader.java.
 type EndTransactionRequestHeader struct {
-	ProducerGroup           string // wire key "producerGroup", required
-	TranStateTableOffset    int64  // wire key "tranStateTableOffset", required
-	CommitLogOffset         int64  // wire key "commitLogOffset", required
-	CommitOrRollback        int32  // wire key "commitOrRollback", required
-	FromTransactionCheck    bool   // wire key "fromTransactionCheck"
-	HasFromTransactionCheck bool   // fromTransactionCheck was present
-	MsgID                   string // wire key "msgId", required
-	TransactionID           string // wire key "transactionId"
-	Bname                   string // wire key "bname"
+	ProducerGroup        string // wire key "producerGroup", required
+	TranStateTableOffset int64  // wire key "tranStateTableOffset", required
+	CommitLogOffset      int64  // wire key "commitLogOffset", required
+	CommitOrRollback     int32  // wire key "commitOrRollback", required
+	FromTransactionCheck bool   // wire key "fromTransactionCheck"
+	MsgID                string // wire key "msgId", required
+	TransactionID        string // wire key "transactionId"
+	Bname                string // wire key "bname"
 }
 
 // Decode fills h from extFields. A missing required field gives Java's remark; a value
@@ -616,7 +615,6 @@ func (h *EndTransactionRequestHeader) Decode(e Ext) error {
 		case "fromTransactionCheck":
 			if x, ok := parseBool(v); ok {
 				h.FromTransactionCheck = x
-				h.HasFromTransactionCheck = true
 			}
 		case "msgId":
 			h.MsgID = v
@@ -652,9 +650,7 @@ func (h *EndTransactionRequestHeader) Encode(e *Ext) {
 	*e = append(*e, KV{"tranStateTableOffset", formatInt(h.TranStateTableOffset)})
 	*e = append(*e, KV{"commitLogOffset", formatInt(h.CommitLogOffset)})
 	*e = append(*e, KV{"commitOrRollback", formatInt(int64(h.CommitOrRollback))})
-	if h.HasFromTransactionCheck {
-		*e = append(*e, KV{"fromTransactionCheck", formatBool(h.FromTransactionCheck)})
-	}
+	*e = append(*e, KV{"fromTransactionCheck", formatBool(h.FromTransactionCheck)})
 	*e = append(*e, KV{"msgId", h.MsgID})
 	if h.TransactionID != "" {
 		*e = append(*e, KV{"transactionId", h.TransactionID})
@@ -3050,7 +3046,6 @@ type RegisterBrokerRequestHeader struct {
 	BrokerID     int64  // wire key "brokerId", required
 	Compressed   bool   // wire key "compressed"
 	BodyCrc32    int32  // wire key "bodyCrc32"
-	HasBodyCrc32 bool   // bodyCrc32 was present
 }
 
 // Decode fills h from extFields. A missing required field gives Java's remark; a value
@@ -3085,7 +3080,6 @@ func (h *RegisterBrokerRequestHeader) Decode(e Ext) error {
 		case "bodyCrc32":
 			if x, ok := parseInt32(v); ok {
 				h.BodyCrc32 = x
-				h.HasBodyCrc32 = true
 			}
 		}
 	}
@@ -3116,9 +3110,7 @@ func (h *RegisterBrokerRequestHeader) Encode(e *Ext) {
 	*e = append(*e, KV{"haServerAddr", h.HaServerAddr})
 	*e = append(*e, KV{"brokerId", formatInt(h.BrokerID)})
 	*e = append(*e, KV{"compressed", formatBool(h.Compressed)})
-	if h.HasBodyCrc32 {
-		*e = append(*e, KV{"bodyCrc32", formatInt(int64(h.BodyCrc32))})
-	}
+	*e = append(*e, KV{"bodyCrc32", formatInt(int64(h.BodyCrc32))})
 }
 
 // RegisterBrokerResponseHeader mirrors Java common/protocol/header/namesrv/RegisterBrokerResponseHeader.java.
