@@ -1,0 +1,172 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// flushLoop flushes the CommitLog (Java: FlushRealTimeService for ASYNC_FLUSH,
+// GroupCommitService for SYNC_FLUSH). In SYNC_FLUSH it wakes on every waiter and on a
+// 10 ms tick, writes back everything appended so far with one msync per file, and
+// releases every waiter the new flushed offset covers: many appends, one sync. In
+// ASYNC_FLUSH it flushes every FlushInterval when at least FlushCommitLogLeastPages
+// pages are dirty, and everything every FlushCommitLogThoroughInterval.
+func (s *Store) flushLoop() {
+	defer s.wg.Done()
+	interval := s.cfg.FlushInterval
+	if s.cfg.FlushDiskType == SyncFlush {
+		interval = 10 * time.Millisecond
+	}
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	var lastThorough time.Time
+	for {
+		least := 0
+		select {
+		case <-s.stop:
+			return // Close flushes everything after the services stop
+		case <-s.flushWake:
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
+		case <-t.C:
+			if s.cfg.FlushDiskType == AsyncFlush {
+				least = s.cfg.FlushCommitLogLeastPages
+				if now := time.Now(); now.Sub(lastThorough) >= s.cfg.FlushCommitLogThoroughInterval {
+					lastThorough, least = now, 0
+				}
+			}
+		}
+		t.Reset(interval)
+		if err := s.flushCommitLog(least); err != nil {
+			s.log.Error().Err(err).Msg("flush commitlog")
+		}
+	}
+}
+
+// flushCommitLog flushes and publishes the new flushed offset to WaitFlushed callers.
+func (s *Store) flushCommitLog(leastPages int) error {
+	before := s.cl.flushedWhere.Load()
+	var err error
+	if leastPages == 0 {
+		err = s.cl.flushAll()
+	} else {
+		_, err = s.cl.flush(leastPages)
+	}
+	if ts := s.cl.flushedTs.Load(); ts > 0 {
+		s.ckpt.physicTs.Store(ts)
+	}
+	if s.cl.flushedWhere.Load() != before {
+		s.flushMu.Lock()
+		close(s.flushNotify)
+		s.flushNotify = make(chan struct{})
+		s.flushMu.Unlock()
+	}
+	return err
+}
+
+// FlushedOffset is the CommitLog offset up to which data is on stable storage.
+func (s *Store) FlushedOffset() int64 { return s.cl.flushedWhere.Load() }
+
+// WaitFlushed returns nil once the CommitLog is flushed (msync MS_SYNC) up to offset,
+// ErrFlushTimeout after timeout, ErrClosed when the store closes first. The send path
+// calls it with PutResult.WroteOffset+WroteBytes for SYNC_FLUSH (Java: GroupCommitRequest).
+func (s *Store) WaitFlushed(offset int64, timeout time.Duration) error {
+	if s.cl.flushedWhere.Load() >= offset {
+		return nil
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		s.flushMu.Lock()
+		ch := s.flushNotify
+		s.flushMu.Unlock()
+		if s.cl.flushedWhere.Load() >= offset {
+			return nil
+		}
+		select {
+		case s.flushWake <- struct{}{}:
+		default:
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return fmt.Errorf("%w: flushed %d, want %d", ErrFlushTimeout, s.cl.flushedWhere.Load(), offset)
+		case <-s.stop:
+			if s.cl.flushedWhere.Load() >= offset {
+				return nil
+			}
+			return ErrClosed
+		}
+	}
+}
+
+// flushConsumeQueueLoop flushes the ConsumeQueues every FlushConsumeQueueInterval and,
+// every FlushConsumeQueueThoroughInterval, everything plus the last index file and the
+// checkpoint (Java: FlushConsumeQueueService; flushing the index here is ours: Java
+// only flushes an index file when it is full).
+func (s *Store) flushConsumeQueueLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.FlushConsumeQueueInterval)
+	defer t.Stop()
+	var lastThorough time.Time
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		least := s.cfg.FlushConsumeQueueLeastPages
+		now := time.Now()
+		if now.Sub(lastThorough) >= s.cfg.FlushConsumeQueueThoroughInterval {
+			lastThorough, least = now, 0
+		}
+		if err := s.flushConsumeQueuesAndCheckpoint(least); err != nil {
+			s.log.Error().Err(err).Msg("flush consume queues")
+		}
+	}
+}
+
+// flushConsumeQueuesAndCheckpoint flushes the queues; a thorough pass (least 0) also
+// flushes the index and persists the checkpoint with the logics time taken before the
+// queues were flushed, so the checkpoint never claims more than is on disk.
+func (s *Store) flushConsumeQueuesAndCheckpoint(least int) error {
+	logicsTs := s.ckpt.logicsTs.Load()
+	err := s.flushConsumeQueues(least)
+	if least != 0 || err != nil {
+		return err
+	}
+	if s.index != nil {
+		if err := s.index.flushLast(); err != nil {
+			return err
+		}
+	}
+	s.ckpt.logicsDurable.Store(logicsTs)
+	return s.ckpt.flush()
+}
+
+func (s *Store) flushConsumeQueues(least int) error {
+	s.cqMu.RLock()
+	cqs := make([]*consumeQueue, 0, len(s.cqs))
+	for _, cq := range s.cqs {
+		cqs = append(cqs, cq)
+	}
+	s.cqMu.RUnlock()
+	var errs []error
+	for _, cq := range cqs {
+		var err error
+		if least == 0 {
+			err = cq.q.flushAll()
+		} else {
+			err = cq.flush(least)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

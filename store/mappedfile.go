@@ -1,0 +1,266 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+const osPageSize = 4096
+
+// mappedFile is one memory-mapped file of a queue (Java: MappedFile + ReferenceResource).
+// One goroutine appends (the CommitLog appender or the dispatcher for ConsumeQueues) and
+// publishes with an atomic store of wrote; readers load wrote and read below it.
+//
+// Lifetime: the owner holds one reference from creation. Readers hold() before touching
+// data and release() after. destroy() removes the file from disk at once (the mapping
+// stays valid on Linux) and drops the owner's reference; the memory is unmapped when the
+// last reference goes, never under a reader.
+type mappedFile struct {
+	path    string
+	from    int64 // global offset of byte 0 (Java: fileFromOffset)
+	size    int
+	data    []byte
+	wrote   atomic.Int64
+	flushed atomic.Int64
+	storeTs atomic.Int64 // store timestamp of the last append (CommitLog files)
+	refs    atomic.Int64
+	live    atomic.Bool
+	// firstInQueue marks the first file a ConsumeQueue created (Java: firstCreateInQueue).
+	firstInQueue bool
+}
+
+// fileName is Java UtilAll#offset2FileName: the offset as 20 zero-padded digits.
+func fileName(offset int64) string {
+	s := strconv.FormatInt(offset, 10)
+	const zeros = "00000000000000000000"
+	if len(s) < 20 {
+		s = zeros[:20-len(s)] + s
+	}
+	return s
+}
+
+// preallocate reserves size bytes on disk for f, so that a full disk is an error here
+// and never a SIGBUS on a later write through the mapping. Where fallocate is not
+// supported it writes zeros, which reserves the blocks just as well.
+func preallocate(f *os.File, size int64) error {
+	err := syscall.Fallocate(int(f.Fd()), 0, 0, size)
+	if err == nil || !(errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS)) {
+		return err
+	}
+	zero := make([]byte, 1<<20)
+	for off := int64(0); off < size; off += int64(len(zero)) {
+		n := min(int64(len(zero)), size-off)
+		if _, err := f.WriteAt(zero[:n], off); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mmapFile(f *os.File, size int) ([]byte, error) {
+	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+}
+
+// syncDir fsyncs a directory so that a create, rename or unlink in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// createMappedFile creates, preallocates and maps a new file. The file is built under a
+// temporary name and renamed into place, so a crash never leaves a short file that
+// would make the next Open fail.
+func createMappedFile(dir, name string, from int64, size int, prealloc func(*os.File, int64) error) (*mappedFile, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCreateMappedFile, err)
+	}
+	path := filepath.Join(dir, name)
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCreateMappedFile, err)
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	fail := func(err error) (*mappedFile, error) {
+		_ = os.Remove(tmp)
+		return nil, fmt.Errorf("%w: %s: %w", ErrCreateMappedFile, path, err)
+	}
+	if err := prealloc(f, int64(size)); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	data, err := mmapFile(f, size)
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = syscall.Munmap(data)
+		return fail(err)
+	}
+	if err := syncDir(dir); err != nil {
+		_ = syscall.Munmap(data)
+		return fail(err)
+	}
+	return newMappedFile(path, from, data), nil
+}
+
+// openMappedFile maps an existing file, which must be exactly size bytes long.
+func openMappedFile(path string, from int64, size int) (*mappedFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() != int64(size) {
+		return nil, fmt.Errorf("%w: %s is %d bytes, want %d", ErrFileSize, path, st.Size(), size)
+	}
+	data, err := mmapFile(f, size)
+	if err != nil {
+		return nil, err
+	}
+	return newMappedFile(path, from, data), nil
+}
+
+func newMappedFile(path string, from int64, data []byte) *mappedFile {
+	mf := &mappedFile{path: path, from: from, size: len(data), data: data}
+	mf.refs.Store(1)
+	mf.live.Store(true)
+	return mf
+}
+
+// hold takes a reference; it fails once the file is being destroyed (Java: hold()).
+func (mf *mappedFile) hold() bool {
+	if !mf.live.Load() {
+		return false
+	}
+	if mf.refs.Add(1) > 1 {
+		return true
+	}
+	mf.refs.Add(-1)
+	return false
+}
+
+// release drops a reference and unmaps on the last one.
+func (mf *mappedFile) release() {
+	if mf.refs.Add(-1) == 0 {
+		_ = syscall.Munmap(mf.data)
+	}
+}
+
+// shutdown drops the owner's reference once; readers keep the mapping alive.
+func (mf *mappedFile) shutdown() {
+	if mf.live.CompareAndSwap(true, false) {
+		mf.release()
+	}
+}
+
+// destroy deletes the file and drops the owner's reference.
+func (mf *mappedFile) destroy() error {
+	mf.shutdown()
+	err := os.Remove(mf.path)
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	return err
+}
+
+func (mf *mappedFile) full() bool { return mf.wrote.Load() >= int64(mf.size) }
+
+// modTime is the file's modification time (Java: File#lastModified), zero if unknown.
+func (mf *mappedFile) modTime() time.Time {
+	st, err := os.Stat(mf.path)
+	if err != nil {
+		return time.Time{}
+	}
+	return st.ModTime()
+}
+
+// msync writes data[from:to] back to the file with MS_SYNC: when it returns nil the
+// bytes are on stable storage (Linux msync MS_SYNC is an fdatasync of the range,
+// including the metadata needed to read it back).
+func msync(data []byte, from, to int) error {
+	from = from &^ (osPageSize - 1)
+	if to <= from {
+		return nil
+	}
+	_, _, errno := syscall.Syscall(syscall.SYS_MSYNC, uintptr(unsafe.Pointer(&data[from])), uintptr(to-from), syscall.MS_SYNC)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// flush msyncs what was written since the last flush when at least leastPages pages
+// are dirty (0: anything), and returns the flushed position (Java: MappedFile#flush).
+func (mf *mappedFile) flush(leastPages int) (int64, error) {
+	flushed := mf.flushed.Load()
+	write := mf.wrote.Load()
+	able := write > flushed
+	if leastPages > 0 && !mf.full() {
+		able = write/osPageSize-flushed/osPageSize >= int64(leastPages)
+	}
+	if !able || write <= flushed {
+		return flushed, nil
+	}
+	if !mf.hold() {
+		return flushed, nil
+	}
+	defer mf.release()
+	if err := msync(mf.data, int(flushed), int(write)); err != nil {
+		return flushed, fmt.Errorf("store: msync %s: %w", mf.path, err)
+	}
+	mf.flushed.Store(write)
+	return write, nil
+}
+
+// appendBytes writes b at the write position (ConsumeQueue units, HA data).
+func (mf *mappedFile) appendBytes(b []byte) bool {
+	pos := mf.wrote.Load()
+	if pos+int64(len(b)) > int64(mf.size) {
+		return false
+	}
+	copy(mf.data[pos:], b)
+	mf.wrote.Store(pos + int64(len(b)))
+	return true
+}
+
+// zeroStaleTail clears bytes from pos up to the first all-zero page after it, so that
+// data written before a truncation can never be read back as valid by a later recovery.
+func (mf *mappedFile) zeroStaleTail(pos int64) {
+	end := int64(mf.size)
+	for p := pos; p < end; {
+		pageEnd := min((p&^(osPageSize-1))+osPageSize, end)
+		seg := mf.data[p:pageEnd]
+		if p&(osPageSize-1) == 0 && allZero(seg) {
+			return
+		}
+		clear(seg)
+		p = pageEnd
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,366 @@
+package store
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// mappedQueue is a directory of same-sized mapped files named by their start offsets
+// (Java: MappedFileQueue). The file list is guarded by mu; one goroutine appends.
+type mappedQueue struct {
+	dir      string
+	fileSize int
+	prealloc func(*os.File, int64) error
+
+	mu    sync.RWMutex // guards files; lock order: after Store.putMu / Store.cqMu
+	files []*mappedFile
+
+	flushedWhere atomic.Int64
+	flushedTs    atomic.Int64 // store timestamp of the last thorough flush (CommitLog)
+}
+
+func newMappedQueue(dir string, fileSize int, prealloc func(*os.File, int64) error) *mappedQueue {
+	return &mappedQueue{dir: dir, fileSize: fileSize, prealloc: prealloc}
+}
+
+// isOffsetName reports whether name is a 20-digit offset file name.
+func isOffsetName(name string) (int64, bool) {
+	if len(name) != 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(name, 10, 64)
+	return v, err == nil
+}
+
+// load maps every file of the directory in name order; all are marked fully written
+// until recovery sets the real positions (Java: MappedFileQueue#doLoad).
+func (q *mappedQueue) load() error {
+	ents, err := os.ReadDir(q.dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		if filepath.Ext(e.Name()) == ".tmp" { // a creation interrupted by a crash
+			_ = os.Remove(filepath.Join(q.dir, e.Name()))
+			continue
+		}
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		from, ok := isOffsetName(n)
+		if !ok {
+			continue
+		}
+		mf, err := openMappedFile(filepath.Join(q.dir, n), from, q.fileSize)
+		if err != nil {
+			return err
+		}
+		mf.wrote.Store(int64(q.fileSize))
+		mf.flushed.Store(int64(q.fileSize))
+		q.files = append(q.files, mf)
+	}
+	return nil
+}
+
+func (q *mappedQueue) snapshot() []*mappedFile {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	return append([]*mappedFile(nil), q.files...)
+}
+
+func (q *mappedQueue) count() int {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	return len(q.files)
+}
+
+func (q *mappedQueue) first() *mappedFile {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if len(q.files) == 0 {
+		return nil
+	}
+	return q.files[0]
+}
+
+func (q *mappedQueue) last() *mappedFile {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if len(q.files) == 0 {
+		return nil
+	}
+	return q.files[len(q.files)-1]
+}
+
+// lastForWrite returns the last file, creating the next one when there is none (at
+// startOffset's file) or the last is full (Java: getLastMappedFile(startOffset, true)).
+func (q *mappedQueue) lastForWrite(startOffset int64) (*mappedFile, error) {
+	last := q.last()
+	create := int64(-1)
+	if last == nil {
+		create = startOffset - startOffset%int64(q.fileSize)
+	} else if last.full() {
+		create = last.from + int64(q.fileSize)
+	}
+	if create < 0 {
+		return last, nil
+	}
+	mf, err := createMappedFile(q.dir, fileName(create), create, q.fileSize, q.prealloc)
+	if err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	mf.firstInQueue = len(q.files) == 0
+	q.files = append(q.files, mf)
+	q.mu.Unlock()
+	return mf, nil
+}
+
+// minOffset is the first file's start, or -1 when empty.
+func (q *mappedQueue) minOffset() int64 {
+	if f := q.first(); f != nil {
+		return f.from
+	}
+	return -1
+}
+
+// maxOffset is the end of the written data, 0 when empty.
+func (q *mappedQueue) maxOffset() int64 {
+	if f := q.last(); f != nil {
+		return f.from + f.wrote.Load()
+	}
+	return 0
+}
+
+// find returns the file holding offset (Java: findMappedFileByOffset); with
+// returnFirst, the first file when offset is out of range. It does not hold the file.
+func (q *mappedQueue) find(offset int64, returnFirst bool) *mappedFile {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if len(q.files) == 0 {
+		return nil
+	}
+	first, last := q.files[0], q.files[len(q.files)-1]
+	fs := int64(q.fileSize)
+	if offset >= first.from && offset < last.from+fs {
+		i := int(offset/fs - first.from/fs)
+		if i >= 0 && i < len(q.files) && offset >= q.files[i].from && offset < q.files[i].from+fs {
+			return q.files[i]
+		}
+		for _, f := range q.files {
+			if offset >= f.from && offset < f.from+fs {
+				return f
+			}
+		}
+	}
+	if returnFirst {
+		return first
+	}
+	return nil
+}
+
+// slice returns a held slice of the written data [offset, offset+size) of one file.
+func (q *mappedQueue) slice(offset int64, size int) ([]byte, *mappedFile) {
+	mf := q.find(offset, offset == 0)
+	if mf == nil || size < 0 {
+		return nil, nil
+	}
+	pos := offset - mf.from
+	if pos < 0 || pos+int64(size) > mf.wrote.Load() || !mf.hold() {
+		return nil, nil
+	}
+	return mf.data[pos : pos+int64(size) : pos+int64(size)], mf
+}
+
+// sliceToEnd returns a held slice from offset to the end of its file's written data.
+func (q *mappedQueue) sliceToEnd(offset int64, returnFirst bool) ([]byte, *mappedFile) {
+	mf := q.find(offset, returnFirst)
+	if mf == nil {
+		return nil, nil
+	}
+	pos := offset - mf.from
+	if pos < 0 || pos >= int64(mf.size) {
+		pos = 0
+	}
+	end := mf.wrote.Load()
+	if pos >= end || !mf.hold() {
+		return nil, nil
+	}
+	return mf.data[pos:end:end], mf
+}
+
+// truncateDirty cuts the queue at offset: the file holding it keeps data up to offset
+// and its stale tail is zeroed; later files are deleted (Java: truncateDirtyFiles).
+func (q *mappedQueue) truncateDirty(offset int64) error {
+	q.mu.Lock()
+	var keep, drop []*mappedFile
+	for _, f := range q.files {
+		switch {
+		case f.from+int64(q.fileSize) <= offset:
+			keep = append(keep, f)
+		case offset >= f.from:
+			pos := offset - f.from
+			f.zeroStaleTail(pos)
+			f.wrote.Store(pos)
+			f.flushed.Store(pos)
+			keep = append(keep, f)
+		default:
+			drop = append(drop, f)
+		}
+	}
+	q.files = keep
+	q.mu.Unlock()
+	var firstErr error
+	for _, f := range drop {
+		if err := f.destroy(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if len(drop) > 0 {
+		if err := syncDir(q.dir); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+// removeFirst drops files from the head of the list (they must be the first ones).
+func (q *mappedQueue) removeFiles(files []*mappedFile) {
+	if len(files) == 0 {
+		return
+	}
+	q.mu.Lock()
+	set := make(map[*mappedFile]bool, len(files))
+	for _, f := range files {
+		set[f] = true
+	}
+	kept := q.files[:0:0]
+	for _, f := range q.files {
+		if !set[f] {
+			kept = append(kept, f)
+		}
+	}
+	q.files = kept
+	q.mu.Unlock()
+}
+
+// deleteLast removes the last file (Java: deleteLastMappedFile).
+func (q *mappedQueue) deleteLast() error {
+	q.mu.Lock()
+	if len(q.files) == 0 {
+		q.mu.Unlock()
+		return nil
+	}
+	f := q.files[len(q.files)-1]
+	q.files = q.files[:len(q.files)-1]
+	q.mu.Unlock()
+	return f.destroy()
+}
+
+// deleteExpiredByTime deletes, oldest first and never the last file, the files modified
+// before now-reserved (all of them when force), at most maxBatch, pausing interval
+// between two (Java: deleteExpiredFileByTime). stop interrupts the pauses.
+func (q *mappedQueue) deleteExpiredByTime(now time.Time, reserved time.Duration, interval time.Duration,
+	force bool, stop <-chan struct{}) (int, error) {
+	const maxBatch = 10 // Java: DELETE_FILES_BATCH_MAX
+	files := q.snapshot()
+	n := 0
+	for i := 0; i+1 < len(files) && n < maxBatch; i++ {
+		f := files[i]
+		if !force && now.Before(f.modTime().Add(reserved)) {
+			break // never delete files in the middle
+		}
+		q.removeFiles([]*mappedFile{f})
+		if err := f.destroy(); err != nil {
+			return n, err
+		}
+		n++
+		if interval > 0 && i+2 < len(files) {
+			select {
+			case <-stop:
+				return n, nil
+			case <-time.After(interval):
+			}
+		}
+	}
+	return n, nil
+}
+
+// flush flushes from flushedWhere (Java: MappedFileQueue#flush) and reports whether
+// anything was written back. With leastPages 0 it also records the file's last store
+// timestamp as flushedTs.
+func (q *mappedQueue) flush(leastPages int) (bool, error) {
+	where := q.flushedWhere.Load()
+	mf := q.find(where, where == 0)
+	if mf == nil {
+		return false, nil
+	}
+	ts := mf.storeTs.Load() // read before the flush: it is then covered by it
+	pos, err := mf.flush(leastPages)
+	if err != nil {
+		return false, err
+	}
+	newWhere := mf.from + pos
+	q.flushedWhere.Store(newWhere)
+	if leastPages == 0 && ts > 0 {
+		q.flushedTs.Store(ts)
+	}
+	return newWhere != where, nil
+}
+
+// flushAll flushes everything written so far, across file boundaries.
+func (q *mappedQueue) flushAll() error {
+	for i := 0; i < 1+q.count(); i++ {
+		progressed, err := q.flush(0)
+		if err != nil {
+			return err
+		}
+		if !progressed && q.flushedWhere.Load() >= q.maxOffset() {
+			return nil
+		}
+	}
+	return nil
+}
+
+// shutdownAll drops the owner references of every file.
+func (q *mappedQueue) shutdownAll() {
+	q.mu.Lock()
+	files := q.files
+	q.files = nil
+	q.mu.Unlock()
+	for _, f := range files {
+		f.shutdown()
+	}
+}
+
+// destroyAll deletes every file and the directory (Java: MappedFileQueue#destroy).
+func (q *mappedQueue) destroyAll() error {
+	q.mu.Lock()
+	files := q.files
+	q.files = nil
+	q.mu.Unlock()
+	for _, f := range files {
+		if err := f.destroy(); err != nil {
+			return err
+		}
+	}
+	q.flushedWhere.Store(0)
+	if err := os.Remove(q.dir); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("store: remove %s: %w", q.dir, err)
+	}
+	return nil
+}
