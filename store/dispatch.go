@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -87,6 +86,9 @@ func (s *Store) dispatchBuffer(buf []byte, from int64, mf *mappedFile) (next int
 			return from + int64(pos), true // incomplete: wait for the rest
 		}
 		r, err := message.DecodeRecord(buf[pos:])
+		if err == nil && (r.PhysicalOffset != from+int64(pos) || !validTopic(r.Topic)) {
+			err = fmt.Errorf("record at %d claims offset %d, topic %q", from+int64(pos), r.PhysicalOffset, r.Topic)
+		}
 		if err != nil {
 			if s.cfg.Slave {
 				s.log.Error().Err(err).Int64("offset", from+int64(pos)).Msg("dispatch: bad record, waiting")
@@ -200,7 +202,7 @@ func (s *Store) consumeQueueFor(topic []byte, queueID int32) (*consumeQueue, err
 	if cq := s.findCQ(unsafeString(topic), queueID); cq != nil {
 		return cq, nil
 	}
-	if len(topic) == 0 || bytes.IndexByte(topic, '/') >= 0 || string(topic) == "." || string(topic) == ".." {
+	if !validTopic(topic) {
 		return nil, fmt.Errorf("store: topic %q cannot name a consume queue directory", topic)
 	}
 	s.cqMu.Lock()

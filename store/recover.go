@@ -114,19 +114,41 @@ func (s *Store) abnormalStartFile(files []*mappedFile) int {
 	return 0
 }
 
-// checkRecord validates the record at b: its size when valid, 0 for an end-of-file
-// blank, -1 when torn or corrupt (Java: CommitLog#checkMessageAndReturnSize).
-func checkRecord(b []byte, checkCRC bool) (int, *message.Record) {
+// checkRecord validates the record at b, stored at offset at: its size when valid, 0
+// for an end-of-file blank, -1 when torn or corrupt (Java:
+// CommitLog#checkMessageAndReturnSize). Beyond Java's checks (magic, field sizes, body
+// CRC) the record must say it is stored where it is, and its topic must be made of the
+// characters a topic may have: a torn write that zeroed those fields is caught here
+// instead of being dispatched to a wrong place.
+func checkRecord(b []byte, at int64, checkCRC bool) (int, *message.Record) {
 	r, err := message.DecodeRecord(b)
 	switch {
 	case errors.Is(err, message.ErrBlank):
 		return 0, nil
 	case err != nil:
 		return -1, nil
+	case r.PhysicalOffset != at || !validTopic(r.Topic):
+		return -1, nil
 	case checkCRC && !r.CRCValid():
 		return -1, nil
 	}
 	return int(r.StoreSize), &r
+}
+
+// validTopic reports whether a stored topic can be real: non-empty, no control
+// characters, spaces or '/', not "." or "..". Java's validator
+// (^[%|a-zA-Z0-9_-]+$) is stricter but not applied to every system topic; this is
+// enough to catch zeroed bytes and to keep a topic a single directory name.
+func validTopic(t []byte) bool {
+	if len(t) == 0 || string(t) == "." || string(t) == ".." {
+		return false
+	}
+	for _, c := range t {
+		if c <= ' ' || c == '/' || c == 0x7F {
+			return false
+		}
+	}
+	return true
 }
 
 // scanCommitLog returns the offset just past the last valid record, starting at
@@ -136,7 +158,7 @@ func (s *Store) scanCommitLog(files []*mappedFile, start int) (int64, error) {
 		f := files[i]
 		pos := 0
 		for {
-			size, _ := checkRecord(f.data[pos:], s.cfg.CheckCRCOnRecover)
+			size, _ := checkRecord(f.data[pos:], f.from+int64(pos), s.cfg.CheckCRCOnRecover)
 			if size > 0 {
 				pos += size
 				continue
@@ -165,7 +187,7 @@ func (s *Store) replay(from, cqFrom, indexFrom int64) error {
 		}
 		pos, blank := 0, false
 		for pos < len(buf) {
-			size, r := checkRecord(buf[pos:], false)
+			size, r := checkRecord(buf[pos:], off+int64(pos), false)
 			if size == 0 {
 				blank = true
 				break
