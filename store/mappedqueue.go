@@ -23,6 +23,7 @@ type mappedQueue struct {
 
 	flushedWhere atomic.Int64
 	flushedTs    atomic.Int64 // store timestamp of the last thorough flush (CommitLog)
+	syncs        atomic.Int64 // msync calls that wrote something back
 }
 
 func newMappedQueue(dir string, fileSize int, prealloc func(*os.File, int64) error) *mappedQueue {
@@ -315,6 +316,9 @@ func (q *mappedQueue) flush(leastPages int) (bool, error) {
 		return false, err
 	}
 	newWhere := mf.from + pos
+	if newWhere != where {
+		q.syncs.Add(1)
+	}
 	q.flushedWhere.Store(newWhere)
 	if leastPages == 0 && ts > 0 {
 		q.flushedTs.Store(ts)
