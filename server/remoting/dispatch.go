@@ -105,7 +105,7 @@ func newTable(routes []Route, unknown Handler) *table {
 			panic(fmt.Sprintf("remoting: duplicate route for %v", r.Code))
 		}
 		if r.Pool != nil {
-			r.Pool.start()
+			r.Pool.Start()
 		}
 		t.routes[r.Code] = &r
 	}

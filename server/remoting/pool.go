@@ -30,7 +30,8 @@ type poolTask struct {
 	enqueued time.Time
 }
 
-func (p *Pool) start() {
+// Start starts the workers; routes start their pools themselves.
+func (p *Pool) Start() {
 	p.once.Do(func() {
 		if p.Workers <= 0 {
 			p.Workers = 1
@@ -60,8 +61,9 @@ func (p *Pool) work() {
 	}
 }
 
-// submit queues run; it returns false when the pool is full or stopped.
-func (p *Pool) submit(run func(), busy func(string)) bool {
+// Submit queues run without blocking; it returns false when the pool is full or stopped.
+// busy is called instead of run when the task waited longer than MaxWait.
+func (p *Pool) Submit(run func(), busy func(string)) bool {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.stopped {
@@ -83,8 +85,8 @@ func (p *Pool) Len() int {
 	return len(p.tasks)
 }
 
-// stop lets the workers finish what is queued and waits for them.
-func (p *Pool) stop() {
+// Stop lets the workers finish what is queued and waits for them.
+func (p *Pool) Stop() {
 	p.mu.Lock()
 	if p.tasks == nil || p.stopped {
 		p.mu.Unlock()

@@ -298,7 +298,7 @@ func (s *Server) dispatch(c *Conn, req *protocol.Command) *protocol.Command {
 		return resp
 	}
 	s.inflight.Add(1)
-	ok := r.Pool.submit(func() {
+	ok := r.Pool.Submit(func() {
 		defer s.inflight.Done()
 		if resp := run(r.Handler, ctx, req); resp != nil && !oneway {
 			_ = c.Send(resp)
@@ -365,7 +365,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	drained := make(chan struct{})
 	go func() {
 		for _, p := range s.pools {
-			p.stop()
+			p.Stop()
 		}
 		s.inflight.Wait()
 		close(drained)

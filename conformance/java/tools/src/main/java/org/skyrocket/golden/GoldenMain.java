@@ -18,10 +18,15 @@ public final class GoldenMain {
             System.exit(2);
         }
         Path root = Paths.get(args[0]);
-        FrameGoldens.write(root.resolve("codec/testdata/golden"));
-        BodyGoldens.write(root.resolve("protocol/testdata/golden"));
-        StoreGoldens.write(root.resolve("store/testdata/java"));
-        // DefaultMessageStore (used for ConsumeQueue) starts service threads; end the JVM explicitly.
+        // DefaultMessageStore (used for ConsumeQueue) starts service threads: always end the JVM explicitly.
+        try {
+            FrameGoldens.write(root.resolve("codec/testdata/golden"));
+            BodyGoldens.write(root.resolve("protocol/testdata/golden"));
+            StoreGoldens.write(root.resolve("store/testdata/java"));
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.exit(1);
+        }
         System.exit(0);
     }
 }

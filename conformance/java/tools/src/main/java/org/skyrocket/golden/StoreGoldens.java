@@ -136,7 +136,7 @@ public final class StoreGoldens {
     }
 
     private static void indexFile(Out out, Path tmp) throws Exception {
-        Path f = tmp.resolve("index-small");
+        Path f = tmp.resolve("20231114221320000");
         IndexFile idx = new IndexFile(f.toString(), 8, 16, 0, 0);
         long t = Samples.TIMESTAMP;
         String[][] puts = {
@@ -202,7 +202,7 @@ public final class StoreGoldens {
         // Verify the index-key hash against the real IndexFile method on a throwaway file.
         Path tmp = Files.createTempDirectory("skyrocket-golden-hash");
         try {
-            probe = new IndexFile(tmp.resolve("x").toString(), 1, 1, 0, 0);
+            probe = new IndexFile(tmp.resolve("0").toString(), 1, 1, 0, 0);
             for (Object r : rows) {
                 Json.Obj o = (Json.Obj) r;
                 int real = probe.indexKeyHashMethod((String) o.get("string"));

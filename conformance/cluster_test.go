@@ -1,0 +1,102 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/namesrv"
+)
+
+// cluster is a NameServer and one broker on random loopback ports with a temp store.
+type cluster struct {
+	t      *testing.T
+	ns     *namesrv.Server
+	broker *broker.Broker
+	root   string
+	opts   broker.Options
+}
+
+// freeBrokerPort finds p such that p-2 (VIP), p and p+1 (HA) are free.
+func freeBrokerPort(t *testing.T) int {
+	for i := 0; i < 50; i++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		ok := true
+		for _, q := range []int{p - 2, p + 1} {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q))
+			if err != nil {
+				ok = false
+				break
+			}
+			l.Close()
+		}
+		if ok && p > 1024 {
+			return p
+		}
+	}
+	t.Fatal("no free port triple")
+	return 0
+}
+
+// startCluster starts a namesrv and a broker; mutate adjusts the broker options.
+func startCluster(t *testing.T, mutate func(*broker.Options)) *cluster {
+	t.Helper()
+	c := &cluster{t: t, ns: startNamesrv(t, namesrv.Options{}), root: t.TempDir()}
+	c.opts = broker.DefaultOptions(filepath.Join(c.root, "store"))
+	c.opts.ListenAddr = fmt.Sprintf("127.0.0.1:%d", freeBrokerPort(t))
+	c.opts.BrokerIP1 = "127.0.0.1"
+	c.opts.BrokerName = "broker-a"
+	c.opts.NamesrvAddrs = []string{c.ns.Addr()}
+	c.opts.EnablePropertyFilter = true
+	c.opts.Store.MappedFileSizeCommitLog = 16 << 20
+	c.opts.Store.MappedFileSizeConsumeQueue = 30000 * 20
+	c.opts.Store.MaxHashSlotNum = 1000
+	c.opts.Store.MaxIndexNum = 4000
+	if mutate != nil {
+		mutate(&c.opts)
+	}
+	c.startBroker()
+	return c
+}
+
+func (c *cluster) startBroker() {
+	c.t.Helper()
+	b, err := broker.New(c.opts)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := b.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.broker = b
+	c.t.Cleanup(func() { c.stopBroker() })
+}
+
+func (c *cluster) stopBroker() {
+	if c.broker == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.broker.Shutdown(ctx); err != nil {
+		c.t.Errorf("broker shutdown: %v", err)
+	}
+	c.broker = nil
+}
+
+// restartBroker stops the broker cleanly and starts it again on the same store.
+func (c *cluster) restartBroker() {
+	c.stopBroker()
+	c.startBroker()
+}
+
+func (c *cluster) nsAddr() string { return c.ns.Addr() }

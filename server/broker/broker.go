@@ -1,0 +1,227 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
+	"github.com/skyrocket-mq/skyrocket/store"
+)
+
+// Broker is a running RocketMQ broker (Java: BrokerController).
+type Broker struct {
+	opts      Options
+	log       zerolog.Logger
+	store     *store.Store
+	topics    *TopicManager
+	subs      *SubscriptionManager
+	offsets   *OffsetManager
+	consumers *ConsumerManager
+	producers *ProducerManager
+	holds     *pullHolds
+	pools     pools
+	rs        *remoting.Server
+	nsClient  *remoting.Client
+	storeHost netip.AddrPort
+	addr      string // brokerIP1:listenPort, as registered
+	stats     brokerStats
+
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	regMu    sync.Mutex // serializes registrations (Java: synchronized registerBrokerAll)
+	shutOnce sync.Once
+}
+
+// New opens the store and loads the broker's config files; Start serves.
+func New(opts Options) (*Broker, error) {
+	log := opts.Logger.With().Str("component", "broker").Logger()
+	b := &Broker{opts: opts, log: log, stop: make(chan struct{})}
+	host, portStr, err := net.SplitHostPort(opts.ListenAddr)
+	if err != nil {
+		return nil, fmt.Errorf("broker: listen address %q: %w", opts.ListenAddr, err)
+	}
+	_ = host
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, fmt.Errorf("broker: listen port %q: %w", portStr, err)
+	}
+	if port == 0 {
+		return nil, errors.New("broker: listenPort must be set (the VIP and HA ports derive from it)")
+	}
+	ip, err := netip.ParseAddr(opts.BrokerIP1)
+	if err != nil {
+		return nil, fmt.Errorf("broker: brokerIP1 %q: %w", opts.BrokerIP1, err)
+	}
+	b.storeHost = netip.AddrPortFrom(ip, uint16(port))
+	b.addr = b.storeHost.String()
+	if b.opts.HAPort == 0 {
+		b.opts.HAPort = port + 1
+	}
+	if b.opts.BrokerIP2 == "" {
+		b.opts.BrokerIP2 = b.opts.BrokerIP1
+	}
+
+	if b.topics, err = NewTopicManager(TopicOptions{
+		Path: opts.configPath("topics.json"), ClusterName: opts.ClusterName, BrokerName: opts.BrokerName,
+		AutoCreateTopicEnable: opts.AutoCreateTopicEnable, DefaultTopicQueueNums: opts.DefaultTopicQueueNums,
+		ClusterTopicEnable: opts.ClusterTopicEnable, BrokerTopicEnable: opts.BrokerTopicEnable,
+		TraceTopicEnable: opts.TraceTopicEnable, TraceTopicName: opts.MsgTraceTopicName,
+	}, log); err != nil {
+		return nil, err
+	}
+	b.topics.onCreate = b.registerTopic
+	if b.subs, err = NewSubscriptionManager(opts.configPath("subscriptionGroup.json"), opts.AutoCreateSubscriptionGroup, log); err != nil {
+		return nil, err
+	}
+	if b.offsets, err = NewOffsetManager(opts.configPath("consumerOffset.json"), log); err != nil {
+		return nil, err
+	}
+	b.consumers = NewConsumerManager(log, b.onConsumerEvent)
+	b.producers = NewProducerManager(log)
+	b.holds = newPullHolds(b)
+
+	sc := opts.Store
+	sc.Logger = log
+	sc.Slave = opts.Role == RoleSlave
+	sc.OnArrive = b.holds.arrived
+	if b.store, err = store.Open(sc); err != nil {
+		return nil, err
+	}
+	b.pools = newPools(&b.opts)
+	listeners := []remoting.Listener{{Addr: opts.ListenAddr}}
+	if opts.EnableVIP {
+		listeners = append(listeners, remoting.Listener{Addr: net.JoinHostPort(host, strconv.Itoa(port-2)),
+			Exclude: []protocol.RequestCode{protocol.CodePullMessage}})
+	}
+	b.rs = remoting.NewServer(remoting.Options{
+		Listeners:  listeners,
+		EventLoops: opts.EventLoops,
+		Logger:     log,
+		OnClose:    b.connClosed,
+		Unknown:    b.unknownCode,
+	}, b.handlers())
+	b.nsClient = remoting.NewClient(remoting.ClientOptions{DialTimeout: 3 * time.Second, Logger: log})
+	return b, nil
+}
+
+// Start serves the ports, registers with the name servers and starts the periodic tasks.
+func (b *Broker) Start() error {
+	if err := b.rs.Start(); err != nil {
+		_ = b.store.Close()
+		return err
+	}
+	b.pools.start()
+	b.holds.start()
+	b.registerAll(true)
+	b.every(b.registerPeriod(), func() { b.registerAll(false) })
+	b.every(b.opts.FlushConsumerOffsetInterval, func() {
+		if err := b.offsets.Persist(false); err != nil {
+			b.log.Error().Err(err).Msg("persist consumer offsets")
+		}
+	})
+	b.every(10*time.Second, func() {
+		b.consumers.ScanExpired()
+		b.producers.ScanExpired()
+	})
+	b.stats.start(b)
+	b.log.Info().Str("addr", b.addr).Strs("listen", b.rs.Addrs()).Str("role", b.opts.Role.String()).
+		Strs("namesrv", b.opts.NamesrvAddrs).Msg("broker started")
+	return nil
+}
+
+func (b *Broker) registerPeriod() time.Duration {
+	p := b.opts.RegisterNameServerPeriod
+	if p < 10*time.Second {
+		p = 10 * time.Second
+	}
+	if p > 60*time.Second {
+		p = 60 * time.Second
+	}
+	return p
+}
+
+// every runs fn every d until Shutdown.
+func (b *Broker) every(d time.Duration, fn func()) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-b.stop:
+				return
+			case <-t.C:
+				fn()
+			}
+		}
+	}()
+}
+
+// Addr returns the broker address as registered (brokerIP1:listenPort).
+func (b *Broker) Addr() string { return b.addr }
+
+// ListenAddrs returns the bound main and VIP addresses.
+func (b *Broker) ListenAddrs() []string { return b.rs.Addrs() }
+
+// Store exposes the message store (tests, the all-in-one binary).
+func (b *Broker) Store() *store.Store { return b.store }
+
+// Shutdown unregisters, stops serving, answers held pulls and closes the store.
+func (b *Broker) Shutdown(ctx context.Context) error {
+	var err error
+	b.shutOnce.Do(func() {
+		close(b.stop)
+		b.unregisterAll()
+		b.holds.shutdown()
+		if e := b.rs.Shutdown(ctx); e != nil {
+			err = e
+		}
+		b.wg.Wait()
+		b.pools.stop()
+		if e := b.offsets.Persist(true); e != nil {
+			b.log.Error().Err(e).Msg("persist consumer offsets")
+		}
+		b.nsClient.Close()
+		if e := b.store.Close(); e != nil && err == nil {
+			err = e
+		}
+		b.log.Info().Msg("broker stopped")
+	})
+	return err
+}
+
+func (b *Broker) connClosed(c *remoting.Conn) {
+	b.consumers.ConnClosed(c)
+	b.producers.ConnClosed(c)
+}
+
+// onConsumerEvent notifies a group's clients when its membership changed (Java:
+// DefaultConsumerIdsChangeListener + Broker2Client#notifyConsumerIdsChanged).
+func (b *Broker) onConsumerEvent(ev ConsumerEvent, group string, g *ConsumerGroup) {
+	if ev != ConsumerChanged || g == nil || !b.opts.NotifyConsumerIdsChangedEnable {
+		return
+	}
+	for conn := range g.Channels {
+		req := protocol.NewRequest(protocol.CodeNotifyConsumerIdsChanged)
+		h := protocol.NotifyConsumerIdsChangedRequestHeader{ConsumerGroup: group}
+		h.Encode(&req.Ext)
+		if err := conn.InvokeOneway(req); err != nil {
+			b.log.Debug().Err(err).Str("group", group).Str("remote", conn.RemoteAddr()).Msg("notify consumer ids changed")
+		}
+	}
+}
+
+// unknownCode answers codes with no handler as Java's AdminBrokerProcessor does.
+func (b *Broker) unknownCode(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	return nil, protocol.NotSupported(req.Code)
+}

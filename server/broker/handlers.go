@@ -1,0 +1,35 @@
+package broker
+
+import (
+	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
+)
+
+// handlers is the broker's dispatch table, sorted by code (Java:
+// BrokerController#registerProcessor). Routes without a pool run inline on the event
+// loop; codes missing here answer REQUEST_CODE_NOT_SUPPORTED (Broker.unknownCode), and
+// conformance/UNSUPPORTED.md lists them.
+func (b *Broker) handlers() []remoting.Route {
+	p := &b.pools
+	return []remoting.Route{
+		{Code: protocol.CodeSendMessage, Handler: b.sendMessage},                                                    // 10
+		{Code: protocol.CodePullMessage, Handler: b.pullMessage, Pool: p.pull},                                      // 11
+		{Code: protocol.CodeQueryConsumerOffset, Handler: b.queryConsumerOffset},                                    // 14
+		{Code: protocol.CodeUpdateConsumerOffset, Handler: b.updateConsumerOffset},                                  // 15
+		{Code: protocol.CodeUpdateAndCreateTopic, Handler: b.updateAndCreateTopic, Pool: p.admin},                   // 17
+		{Code: protocol.CodeGetAllTopicConfig, Handler: b.getAllTopicConfig, Pool: p.admin},                         // 21
+		{Code: protocol.CodeSearchOffsetByTimestamp, Handler: b.searchOffsetByTimestamp},                            // 29
+		{Code: protocol.CodeGetMaxOffset, Handler: b.getMaxOffset},                                                  // 30
+		{Code: protocol.CodeGetMinOffset, Handler: b.getMinOffset},                                                  // 31
+		{Code: protocol.CodeGetEarliestMsgStoretime, Handler: b.getEarliestMsgStoretime},                            // 32
+		{Code: protocol.CodeHeartBeat, Handler: b.heartBeat},                                                        // 34
+		{Code: protocol.CodeUnregisterClient, Handler: b.unregisterClient},                                          // 35
+		{Code: protocol.CodeGetConsumerListByGroup, Handler: b.getConsumerListByGroup},                              // 38
+		{Code: protocol.CodeGetAllConsumerOffset, Handler: b.getAllConsumerOffset, Pool: p.admin},                   // 43
+		{Code: protocol.CodeCheckClientConfig, Handler: b.checkClientConfig},                                        // 46
+		{Code: protocol.CodeGetAllSubscriptiongroupConfig, Handler: b.getAllSubscriptionGroupConfig, Pool: p.admin}, // 201
+		{Code: protocol.CodeDeleteTopicInBroker, Handler: b.deleteTopicInBroker, Pool: p.admin},                     // 215
+		{Code: protocol.CodeSendMessageV2, Handler: b.sendMessage},                                                  // 310
+		{Code: protocol.CodeSendBatchMessage, Handler: b.sendMessage},                                               // 320
+	}
+}

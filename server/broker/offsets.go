@@ -1,0 +1,214 @@
+package broker
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/skyrocket-mq/skyrocket/compat"
+)
+
+// offsetKeySep joins topic and group in consumerOffset.json keys ("topic@group").
+const offsetKeySep = "@"
+
+// OffsetManager is Java's ConsumerOffsetManager: committed consumer offsets per
+// topic@group and queue, persisted to consumerOffset.json every 5 s and at shutdown.
+type OffsetManager struct {
+	mu    sync.RWMutex
+	table map[string]map[int32]int64 // "topic@group" → queueId → offset
+	dirty bool
+	file  configFile
+	log   zerolog.Logger
+}
+
+// NewOffsetManager loads consumerOffset.json (Java writes it with unquoted queue-id keys).
+func NewOffsetManager(path string, log zerolog.Logger) (*OffsetManager, error) {
+	m := &OffsetManager{table: map[string]map[int32]int64{}, file: configFile{path: path}, log: log}
+	var stored struct {
+		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
+	}
+	if err := m.file.load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
+		return nil, err
+	}
+	for key, qs := range stored.OffsetTable {
+		t := map[int32]int64{}
+		for q, off := range qs {
+			id, err := strconv.Atoi(q)
+			if err != nil {
+				continue
+			}
+			t[int32(id)] = off
+		}
+		m.table[key] = t
+	}
+	return m, nil
+}
+
+func offsetKey(topic, group string) string { return topic + offsetKeySep + group }
+
+// Commit stores a group's offset for a queue (Java: commitOffset).
+func (m *OffsetManager) Commit(group, topic string, queueID int32, offset int64) {
+	key := offsetKey(topic, group)
+	m.mu.Lock()
+	t := m.table[key]
+	if t == nil {
+		t = map[int32]int64{}
+		m.table[key] = t
+	}
+	t[queueID] = offset
+	m.dirty = true
+	m.mu.Unlock()
+}
+
+// Query returns the committed offset, or -1 (Java: queryOffset).
+func (m *OffsetManager) Query(group, topic string, queueID int32) int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if off, ok := m.table[offsetKey(topic, group)][queueID]; ok {
+		return off
+	}
+	return -1
+}
+
+// QueryAll returns a copy of the group's offsets for topic.
+func (m *OffsetManager) QueryAll(group, topic string) map[int32]int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	t := m.table[offsetKey(topic, group)]
+	if t == nil {
+		return nil
+	}
+	out := make(map[int32]int64, len(t))
+	for k, v := range t {
+		out[k] = v
+	}
+	return out
+}
+
+// GroupsOfTopic returns the groups with offsets on topic (Java: whichGroupByTopic).
+func (m *OffsetManager) GroupsOfTopic(topic string) []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []string
+	for k := range m.table {
+		if t, g, ok := strings.Cut(k, offsetKeySep); ok && t == topic {
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TopicsOfGroup returns the topics the group has offsets on (Java: whichTopicByConsumer).
+func (m *OffsetManager) TopicsOfGroup(group string) []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []string
+	for k := range m.table {
+		if t, g, ok := strings.Cut(k, offsetKeySep); ok && g == group {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RemoveGroup drops a group's offsets (DELETE_SUBSCRIPTIONGROUP with removeOffset).
+func (m *OffsetManager) RemoveGroup(group string) {
+	m.mu.Lock()
+	for k := range m.table {
+		if _, g, ok := strings.Cut(k, offsetKeySep); ok && g == group {
+			delete(m.table, k)
+			m.dirty = true
+		}
+	}
+	m.mu.Unlock()
+}
+
+// RemoveTopic drops every group's offsets of topic.
+func (m *OffsetManager) RemoveTopic(topic string) {
+	m.mu.Lock()
+	for k := range m.table {
+		if t, _, ok := strings.Cut(k, offsetKeySep); ok && t == topic {
+			delete(m.table, k)
+			m.dirty = true
+		}
+	}
+	m.mu.Unlock()
+}
+
+// Merge puts every entry of table over the local one (a slave syncing from its master).
+func (m *OffsetManager) Merge(table map[string]map[int32]int64) {
+	m.mu.Lock()
+	for k, qs := range table {
+		t := m.table[k]
+		if t == nil {
+			t = map[int32]int64{}
+			m.table[k] = t
+		}
+		for q, off := range qs {
+			t[q] = off
+		}
+	}
+	m.dirty = true
+	m.mu.Unlock()
+}
+
+// AppendJSON writes {"offsetTable":{"topic@group":{0:12,1:34}}} with fastjson's
+// unquoted queue-id keys (GET_ALL_CONSUMER_OFFSET and consumerOffset.json).
+func (m *OffsetManager) AppendJSON(dst []byte) []byte {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	dst = append(dst, `{"offsetTable":{`...)
+	keys := make([]string, 0, len(m.table))
+	for k := range m.table {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONKey(dst, k)
+		dst = appendIntKeyedOffsets(dst, m.table[k])
+	}
+	return append(dst, "}}"...)
+}
+
+func appendIntKeyedOffsets(dst []byte, t map[int32]int64) []byte {
+	ids := make([]int32, 0, len(t))
+	for id := range t {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	dst = append(dst, '{')
+	for i, id := range ids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, int64(id), 10)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, t[id], 10)
+	}
+	return append(dst, '}')
+}
+
+func appendJSONKey(dst []byte, k string) []byte {
+	dst = compat.AppendJSONString(dst, k)
+	return append(dst, ':')
+}
+
+// Persist writes consumerOffset.json if anything changed since the last write.
+func (m *OffsetManager) Persist(force bool) error {
+	m.mu.Lock()
+	if !m.dirty && !force {
+		m.mu.Unlock()
+		return nil
+	}
+	m.dirty = false
+	m.mu.Unlock()
+	return m.file.persist(m.AppendJSON(nil))
+}

@@ -1,0 +1,122 @@
+package broker
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/skyrocket-mq/skyrocket/store"
+)
+
+// Role is the broker role (Java: BrokerRole).
+type Role int
+
+const (
+	RoleAsyncMaster Role = iota // ASYNC_MASTER, the default
+	RoleSyncMaster              // SYNC_MASTER
+	RoleSlave                   // SLAVE
+)
+
+func (r Role) String() string {
+	switch r {
+	case RoleSyncMaster:
+		return "SYNC_MASTER"
+	case RoleSlave:
+		return "SLAVE"
+	}
+	return "ASYNC_MASTER"
+}
+
+// Options are the broker's runtime settings, with Java's BrokerConfig / NettyServerConfig
+// names in the comments. DefaultOptions gives Java's defaults; cmd/ maps broker.conf onto
+// them.
+type Options struct {
+	ListenAddr string // host:listenPort (10911); the VIP server listens on listenPort-2
+	EnableVIP  bool   // serve the VIP port (Java always does)
+	BrokerIP1  string // advertised address: registration, store host, msgIds
+	BrokerIP2  string // HA address advertised to slaves (default BrokerIP1)
+	HAPort     int    // haListenPort = listenPort+1
+
+	ClusterName  string // brokerClusterName
+	BrokerName   string // brokerName
+	BrokerID     int64  // brokerId, 0 = master
+	Role         Role   // brokerRole
+	NamesrvAddrs []string
+
+	BrokerPermission               int32 // 6
+	DefaultTopicQueueNums          int32 // 8
+	AutoCreateTopicEnable          bool  // true
+	ClusterTopicEnable             bool  // true
+	BrokerTopicEnable              bool  // true
+	AutoCreateSubscriptionGroup    bool  // true
+	TraceTopicEnable               bool  // false
+	MsgTraceTopicName              string
+	RegionID                       string // DefaultRegion
+	TraceOn                        bool   // true
+	NotifyConsumerIdsChangedEnable bool   // true
+	EnablePropertyFilter           bool   // false in Java; the sample config and skyrocket enable it
+	RejectTransactionMessage       bool
+	LongPollingEnable              bool          // true
+	ShortPollingTime               time.Duration // 1 s
+	SlaveReadEnable                bool
+	RegisterNameServerPeriod       time.Duration // 30 s (clamped to 10..60 s)
+	RegisterBrokerTimeout          time.Duration // 6 s
+	ForceRegister                  bool          // true
+	CompressedRegister             bool          // false
+	FlushConsumerOffsetInterval    time.Duration // 5 s
+	StartAcceptSendRequestTime     time.Time
+
+	// Pools: workers and the longest wait in the queue before SYSTEM_BUSY (BrokerFastFailure).
+	SendThreadPoolQueueCapacity int           // 10000
+	WaitTimeInSendQueue         time.Duration // waitTimeMillsInSendQueue 200 ms
+	PullThreads                 int           // pullMessageThreadPoolNums 16+2*cores
+	PullThreadPoolQueueCapacity int           // 100000
+	WaitTimeInPullQueue         time.Duration // 5 s
+	AdminThreads                int           // 16
+	EventLoops                  int
+
+	Store  store.Config
+	Logger zerolog.Logger
+}
+
+// DefaultOptions returns Java's defaults with the store under root.
+func DefaultOptions(root string) Options {
+	host, _ := os.Hostname()
+	return Options{
+		ListenAddr:                     "0.0.0.0:10911",
+		EnableVIP:                      true,
+		BrokerIP1:                      "127.0.0.1",
+		ClusterName:                    "DefaultCluster",
+		BrokerName:                     host,
+		BrokerPermission:               6,
+		DefaultTopicQueueNums:          8,
+		AutoCreateTopicEnable:          true,
+		ClusterTopicEnable:             true,
+		BrokerTopicEnable:              true,
+		AutoCreateSubscriptionGroup:    true,
+		MsgTraceTopicName:              "RMQ_SYS_TRACE_TOPIC",
+		RegionID:                       "DefaultRegion",
+		TraceOn:                        true,
+		NotifyConsumerIdsChangedEnable: true,
+		LongPollingEnable:              true,
+		ShortPollingTime:               time.Second,
+		RegisterNameServerPeriod:       30 * time.Second,
+		RegisterBrokerTimeout:          6 * time.Second,
+		ForceRegister:                  true,
+		FlushConsumerOffsetInterval:    5 * time.Second,
+		SendThreadPoolQueueCapacity:    10000,
+		WaitTimeInSendQueue:            200 * time.Millisecond,
+		PullThreads:                    20,
+		PullThreadPoolQueueCapacity:    100000,
+		WaitTimeInPullQueue:            5 * time.Second,
+		AdminThreads:                   16,
+		Store:                          store.DefaultConfig(root),
+	}
+}
+
+// configDir is <storePathRootDir>/config (Java: BrokerPathConfigHelper).
+func (o *Options) configPath(name string) string {
+	return filepath.Join(o.Store.RootDir, "config", name)
+}

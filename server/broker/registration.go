@@ -1,0 +1,130 @@
+package broker
+
+// Registration with the name servers (Java: BrokerController#registerBrokerAll,
+// BrokerOuterAPI#registerBrokerAll / #unregisterBrokerAll): REGISTER_BROKER to every name
+// server in parallel at start, every registerNameServerPeriod, and incrementally when a
+// topic is created; UNREGISTER_BROKER at shutdown. Each response may carry the
+// ORDER_TOPIC_CONFIG table (order flags) and, for a slave, its master's addresses.
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"sync"
+
+	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/protocol"
+)
+
+// haServerAddr is brokerIP2:haListenPort.
+func (b *Broker) haServerAddr() string {
+	return net.JoinHostPort(b.opts.BrokerIP2, strconv.Itoa(b.opts.HAPort))
+}
+
+// registerAll registers the whole topic table.
+func (b *Broker) registerAll(checkOrderConfig bool) {
+	w := b.topics.Wrapper()
+	b.register(w, checkOrderConfig)
+}
+
+// registerTopic registers one new topic at once (Java 4.9.8: registerIncrementBrokerData).
+func (b *Broker) registerTopic(tc protocol.TopicConfig) {
+	w := protocol.TopicConfigSerializeWrapper{DataVersion: b.topics.DataVersion(), TopicConfigTable: map[string]protocol.TopicConfig{tc.TopicName: tc}}
+	go b.register(w, false)
+}
+
+func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConfig bool) {
+	if len(b.opts.NamesrvAddrs) == 0 {
+		return
+	}
+	perm := b.opts.BrokerPermission
+	if !protocol.IsWriteable(perm) || !protocol.IsReadable(perm) {
+		for k, tc := range w.TopicConfigTable {
+			tc.Perm = perm
+			w.TopicConfigTable[k] = tc
+		}
+	}
+	body := protocol.RegisterBrokerBody{TopicConfigSerializeWrapper: w, FilterServerList: []string{}}
+	var payload []byte
+	if b.opts.CompressedRegister {
+		var err error
+		if payload, err = body.EncodeCompressed(); err != nil {
+			b.log.Error().Err(err).Msg("compress register body")
+			return
+		}
+	} else {
+		payload = body.AppendJSON(nil)
+	}
+	h := protocol.RegisterBrokerRequestHeader{BrokerName: b.opts.BrokerName, BrokerAddr: b.addr, ClusterName: b.opts.ClusterName,
+		HaServerAddr: b.haServerAddr(), BrokerID: b.opts.BrokerID, Compressed: b.opts.CompressedRegister, BodyCrc32: compat.CRC32(payload)}
+
+	b.regMu.Lock()
+	defer b.regMu.Unlock()
+	var wg sync.WaitGroup
+	results := make([]*protocol.Command, len(b.opts.NamesrvAddrs))
+	for i, ns := range b.opts.NamesrvAddrs {
+		wg.Add(1)
+		go func(i int, ns string) {
+			defer wg.Done()
+			req := protocol.NewRequest(protocol.CodeRegisterBroker)
+			h.Encode(&req.Ext)
+			req.Body = payload
+			resp, err := b.nsClient.Invoke(context.Background(), ns, req, b.opts.RegisterBrokerTimeout)
+			if err != nil {
+				b.log.Warn().Err(err).Str("namesrv", ns).Msg("register broker to name server failed")
+				return
+			}
+			if resp.ResponseCode() != protocol.ResSuccess {
+				b.log.Warn().Str("namesrv", ns).Str("code", resp.ResponseCode().String()).Str("remark", resp.Remark).Msg("register broker refused")
+				return
+			}
+			results[i] = resp
+		}(i, ns)
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r == nil {
+			continue
+		}
+		b.onRegistered(r, checkOrderConfig)
+		break
+	}
+}
+
+// onRegistered applies the first successful registration response.
+func (b *Broker) onRegistered(resp *protocol.Command, checkOrderConfig bool) {
+	var rh protocol.RegisterBrokerResponseHeader
+	_ = rh.Decode(resp.Ext)
+	if b.opts.Role == RoleSlave && rh.MasterAddr != "" {
+		b.setMaster(rh.MasterAddr, rh.HaServerAddr)
+	}
+	if checkOrderConfig && len(resp.Body) > 0 {
+		var kv protocol.KVTable
+		if err := protocol.UnmarshalBody(resp.Body, &kv); err == nil {
+			b.topics.UpdateOrderTopics(kv.Table)
+		}
+	}
+}
+
+// setMaster records the master a slave follows (replication lands with the HA work).
+func (b *Broker) setMaster(masterAddr, haAddr string) {
+	b.log.Debug().Str("master", masterAddr).Str("ha", haAddr).Msg("master address from name server")
+}
+
+// unregisterAll sends UNREGISTER_BROKER to every name server (best effort).
+func (b *Broker) unregisterAll() {
+	var wg sync.WaitGroup
+	for _, ns := range b.opts.NamesrvAddrs {
+		wg.Add(1)
+		go func(ns string) {
+			defer wg.Done()
+			req := protocol.NewRequest(protocol.CodeUnregisterBroker)
+			h := protocol.UnRegisterBrokerRequestHeader{BrokerName: b.opts.BrokerName, BrokerAddr: b.addr, ClusterName: b.opts.ClusterName, BrokerID: b.opts.BrokerID}
+			h.Encode(&req.Ext)
+			if _, err := b.nsClient.Invoke(context.Background(), ns, req, b.opts.RegisterBrokerTimeout); err != nil {
+				b.log.Warn().Err(err).Str("namesrv", ns).Msg("unregister broker failed")
+			}
+		}(ns)
+	}
+	wg.Wait()
+}

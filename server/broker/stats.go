@@ -1,0 +1,27 @@
+package broker
+
+import (
+	"sync/atomic"
+)
+
+// brokerStats counts what the runtime-info and stats requests report (Java:
+// BrokerStatsManager, BrokerStats). Counters are cumulative since start.
+type brokerStats struct {
+	putNums      atomic.Int64 // messages stored
+	putBytes     atomic.Int64
+	getNums      atomic.Int64 // messages handed to consumers
+	getBytes     atomic.Int64
+	sendBackNums atomic.Int64
+}
+
+func (s *brokerStats) start(*Broker) {}
+
+func (s *brokerStats) incPut(n, size int64) {
+	s.putNums.Add(n)
+	s.putBytes.Add(size)
+}
+
+func (s *brokerStats) incGet(n, size int64) {
+	s.getNums.Add(n)
+	s.getBytes.Add(size)
+}

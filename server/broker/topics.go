@@ -1,0 +1,365 @@
+package broker
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/skyrocket-mq/skyrocket/protocol"
+)
+
+// System topic names (Java: TopicValidator, MixAll).
+const (
+	TopicAutoCreate       = "TBW102"
+	TopicSelfTest         = "SELF_TEST_TOPIC"
+	TopicBenchmark        = "BenchmarkTest"
+	TopicOffsetMovedEvent = "OFFSET_MOVED_EVENT"
+	TopicSchedule         = "SCHEDULE_TOPIC_XXXX"
+	TopicTransHalf        = "RMQ_SYS_TRANS_HALF_TOPIC"
+	TopicTransOpHalf      = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
+	TopicTransCheckMax    = "TRANS_CHECK_MAX_TIME_TOPIC"
+	RetryGroupTopicPrefix = "%RETRY%"
+	DLQGroupTopicPrefix   = "%DLQ%"
+	ReplyTopicPostfix     = "REPLY_TOPIC"
+	scheduleQueueNums     = 18
+	topicMaxLength        = 127
+)
+
+// notAllowedSendTopics refuse client sends (Java 4.8+: TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET).
+var notAllowedSendTopics = map[string]bool{TopicSchedule: true, TopicTransHalf: true, TopicTransOpHalf: true,
+	TopicTransCheckMax: true, TopicSelfTest: true, TopicOffsetMovedEvent: true}
+
+// staticSystemTopics are TopicValidator's built-in system topics.
+var staticSystemTopics = map[string]bool{TopicAutoCreate: true, TopicSchedule: true, TopicBenchmark: true, TopicTransHalf: true,
+	"RMQ_SYS_TRACE_TOPIC": true, TopicTransOpHalf: true, TopicTransCheckMax: true, TopicSelfTest: true, TopicOffsetMovedEvent: true}
+
+// systemTopicPrefix marks system topics by name (TopicValidator.SYSTEM_TOPIC_PREFIX).
+const systemTopicPrefix = "rmq_sys_"
+
+// topicOrGroupIllegal is TopicValidator#isTopicOrGroupIllegal: only [%|a-zA-Z0-9_-].
+func topicOrGroupIllegal(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '%', c == '|', c == '_', c == '-':
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// RetryTopic and DLQTopic name a group's retry and dead-letter topics.
+func RetryTopic(group string) string { return RetryGroupTopicPrefix + group }
+func DLQTopic(group string) string   { return DLQGroupTopicPrefix + group }
+
+// validateTopic is TopicValidator#validateTopic with Java's remarks.
+func validateTopic(topic string) *protocol.Error {
+	switch {
+	case len(topic) == 0 || isBlank(topic):
+		return protocol.Errorf(protocol.ResSystemError, "The specified topic is blank.")
+	case topicOrGroupIllegal(topic):
+		return &protocol.Error{Code: protocol.ResSystemError, Remark: "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"}
+	case len(topic) > topicMaxLength:
+		return protocol.Errorf(protocol.ResSystemError, "The specified topic is longer than topic max length.")
+	}
+	return nil
+}
+
+func isBlank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// topicTable is an immutable snapshot of the topic configs: readers (every send and pull)
+// take it with one atomic load; writers copy it under TopicManager.mu.
+type topicTable map[string]*protocol.TopicConfig
+
+// TopicManager is Java's TopicConfigManager: the broker's topics, its system topics, auto
+// creation from TBW102, and topics.json.
+type TopicManager struct {
+	mu       sync.Mutex // writers; readers use table
+	table    atomic.Pointer[topicTable]
+	version  protocol.DataVersion
+	system   map[string]bool
+	file     configFile
+	log      zerolog.Logger
+	autoOn   bool
+	onCreate func(tc protocol.TopicConfig) // registers the new topic with the namesrv
+}
+
+// TopicOptions are the BrokerConfig fields the topic manager reads.
+type TopicOptions struct {
+	Path                  string // config/topics.json
+	ClusterName           string
+	BrokerName            string
+	AutoCreateTopicEnable bool
+	DefaultTopicQueueNums int32
+	ClusterTopicEnable    bool
+	BrokerTopicEnable     bool
+	TraceTopicEnable      bool
+	TraceTopicName        string
+}
+
+// NewTopicManager builds the system topics (Java: TopicConfigManager's constructor) and
+// loads topics.json over them.
+func NewTopicManager(o TopicOptions, log zerolog.Logger) (*TopicManager, error) {
+	m := &TopicManager{system: map[string]bool{}, file: configFile{path: o.Path}, log: log, autoOn: o.AutoCreateTopicEnable}
+	t := topicTable{}
+	add := func(name string, queues, perm int32) {
+		tc := protocol.NewTopicConfig(name)
+		if queues > 0 {
+			tc.ReadQueueNums, tc.WriteQueueNums = queues, queues
+		}
+		if perm >= 0 {
+			tc.Perm = perm
+		}
+		t[name] = &tc
+		m.system[name] = true
+	}
+	add(TopicSelfTest, 1, -1)
+	if o.AutoCreateTopicEnable {
+		add(TopicAutoCreate, o.DefaultTopicQueueNums, protocol.PermInherit|protocol.PermRead|protocol.PermWrite)
+	}
+	add(TopicBenchmark, 1024, -1)
+	perm := protocol.PermInherit
+	if o.ClusterTopicEnable {
+		perm |= protocol.PermRead | protocol.PermWrite
+	}
+	add(o.ClusterName, 0, perm)
+	perm = protocol.PermInherit
+	if o.BrokerTopicEnable {
+		perm |= protocol.PermRead | protocol.PermWrite
+	}
+	add(o.BrokerName, 1, perm)
+	add(TopicOffsetMovedEvent, 1, -1)
+	add(TopicSchedule, scheduleQueueNums, -1)
+	if o.TraceTopicEnable {
+		add(o.TraceTopicName, 1, -1)
+	}
+	add(o.ClusterName+"_"+ReplyTopicPostfix, 1, -1)
+	m.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli()}
+
+	var stored protocol.TopicConfigSerializeWrapper
+	if err := m.file.load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
+		return nil, err
+	}
+	for name, tc := range stored.TopicConfigTable {
+		tc := tc
+		if tc.TopicName == "" {
+			tc.TopicName = name
+		}
+		t[name] = &tc
+	}
+	if stored.DataVersion.Timestamp != 0 {
+		m.version = stored.DataVersion
+	}
+	m.table.Store(&t)
+	return m, nil
+}
+
+// Get returns a copy of a topic's config.
+func (m *TopicManager) Get(topic string) (protocol.TopicConfig, bool) {
+	tc, ok := (*m.table.Load())[topic]
+	if !ok {
+		return protocol.TopicConfig{}, false
+	}
+	return *tc, true
+}
+
+// IsSystemTopic is TopicValidator#isSystemTopic: the built-in and broker-created system
+// topics, and names starting with rmq_sys_.
+func (m *TopicManager) IsSystemTopic(topic string) bool {
+	return m.system[topic] || staticSystemTopics[topic] || strings.HasPrefix(topic, systemTopicPrefix)
+}
+
+// IsOrderTopic reports the topic's order flag.
+func (m *TopicManager) IsOrderTopic(topic string) bool {
+	tc, ok := m.Get(topic)
+	return ok && tc.Order
+}
+
+// Wrapper returns the whole table with its data version (REGISTER_BROKER,
+// GET_ALL_TOPIC_CONFIG).
+func (m *TopicManager) Wrapper() protocol.TopicConfigSerializeWrapper {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.wrapperLocked()
+}
+
+func (m *TopicManager) wrapperLocked() protocol.TopicConfigSerializeWrapper {
+	t := *m.table.Load()
+	w := protocol.TopicConfigSerializeWrapper{DataVersion: m.version, TopicConfigTable: make(map[string]protocol.TopicConfig, len(t))}
+	for k, v := range t {
+		w.TopicConfigTable[k] = *v
+	}
+	return w
+}
+
+// Names returns every topic name, sorted.
+func (m *TopicManager) Names() []string {
+	t := *m.table.Load()
+	out := make([]string, 0, len(t))
+	for k := range t {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// put installs tc, bumps the data version and persists; caller holds m.mu.
+func (m *TopicManager) putLocked(tc protocol.TopicConfig) {
+	old := *m.table.Load()
+	t := make(topicTable, len(old)+1)
+	for k, v := range old {
+		t[k] = v
+	}
+	t[tc.TopicName] = &tc
+	m.table.Store(&t)
+	m.nextVersionLocked()
+}
+
+func (m *TopicManager) nextVersionLocked() {
+	m.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: m.version.Counter + 1}
+	w := m.wrapperLocked()
+	if err := m.file.persist(w.AppendJSON(nil)); err != nil {
+		m.log.Error().Err(err).Msg("persist topics")
+	}
+}
+
+// Update creates or replaces a topic (UPDATE_AND_CREATE_TOPIC).
+func (m *TopicManager) Update(tc protocol.TopicConfig) {
+	m.mu.Lock()
+	_, existed := (*m.table.Load())[tc.TopicName]
+	m.putLocked(tc)
+	m.mu.Unlock()
+	m.log.Info().Str("topic", tc.TopicName).Bool("new", !existed).Interface("config", tc).Msg("topic config updated")
+}
+
+// Delete removes a topic; it reports whether it existed.
+func (m *TopicManager) Delete(topic string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := *m.table.Load()
+	if _, ok := old[topic]; !ok {
+		return false
+	}
+	t := make(topicTable, len(old))
+	for k, v := range old {
+		if k != topic {
+			t[k] = v
+		}
+	}
+	m.table.Store(&t)
+	m.nextVersionLocked()
+	m.log.Info().Str("topic", topic).Msg("topic config deleted")
+	return true
+}
+
+// CreateInSend auto-creates topic from defaultTopic for a send (Java:
+// TopicConfigManager#createTopicInSendMessageMethod). It returns nil when the default
+// topic is missing or not inheritable.
+func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQueueNums, sysFlag int32) *protocol.TopicConfig {
+	m.mu.Lock()
+	if tc, ok := (*m.table.Load())[topic]; ok {
+		m.mu.Unlock()
+		c := *tc
+		return &c
+	}
+	def, ok := (*m.table.Load())[defaultTopic]
+	if !ok {
+		m.mu.Unlock()
+		m.log.Warn().Str("topic", topic).Str("defaultTopic", defaultTopic).Str("producer", remote).Msg("create new topic failed, because the default topic not exist")
+		return nil
+	}
+	defPerm := def.Perm
+	if defaultTopic == TopicAutoCreate && !m.autoOn {
+		defPerm = protocol.PermRead | protocol.PermWrite
+	}
+	if !protocol.IsInherited(defPerm) {
+		m.mu.Unlock()
+		m.log.Warn().Str("topic", topic).Str("defaultTopic", defaultTopic).Int32("perm", defPerm).Str("producer", remote).Msg("create new topic failed, because the default topic has no perm")
+		return nil
+	}
+	q := clientQueueNums
+	if def.WriteQueueNums < q {
+		q = def.WriteQueueNums
+	}
+	if q < 0 {
+		q = 0
+	}
+	tc := protocol.TopicConfig{TopicName: topic, ReadQueueNums: q, WriteQueueNums: q, Perm: defPerm &^ protocol.PermInherit,
+		TopicSysFlag: sysFlag, TopicFilterType: def.TopicFilterType}
+	m.putLocked(tc)
+	m.mu.Unlock()
+	m.log.Info().Str("topic", topic).Str("defaultTopic", defaultTopic).Str("producer", remote).Int32("queues", q).Msg("create new topic by default topic")
+	if m.onCreate != nil {
+		m.onCreate(tc)
+	}
+	return &tc
+}
+
+// CreateIfAbsent creates topic with the given queues and perm unless it exists (Java:
+// createTopicInSendMessageBackMethod, used for %RETRY% and %DLQ% topics).
+func (m *TopicManager) CreateIfAbsent(topic string, queueNums, perm, sysFlag int32) protocol.TopicConfig {
+	if tc, ok := m.Get(topic); ok {
+		return tc
+	}
+	m.mu.Lock()
+	if tc, ok := (*m.table.Load())[topic]; ok {
+		m.mu.Unlock()
+		return *tc
+	}
+	tc := protocol.NewTopicConfig(topic)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm, tc.TopicSysFlag = queueNums, queueNums, perm, sysFlag
+	m.putLocked(tc)
+	m.mu.Unlock()
+	m.log.Info().Str("topic", topic).Int32("queues", queueNums).Msg("create topic")
+	if m.onCreate != nil {
+		m.onCreate(tc)
+	}
+	return tc
+}
+
+// UpdateOrderTopics sets the order flag from the namesrv's ORDER_TOPIC_CONFIG table
+// (Java: updateOrderTopicConfig, run on every registration response).
+func (m *TopicManager) UpdateOrderTopics(orderTopics map[string]string) {
+	if orderTopics == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := *m.table.Load()
+	changed := false
+	t := make(topicTable, len(old))
+	for k, v := range old {
+		_, order := orderTopics[k]
+		if v.Order != order {
+			c := *v
+			c.Order = order
+			t[k] = &c
+			changed = true
+		} else {
+			t[k] = v
+		}
+	}
+	if changed {
+		m.table.Store(&t)
+		m.nextVersionLocked()
+	}
+}
+
+// DataVersion returns the table's current data version.
+func (m *TopicManager) DataVersion() protocol.DataVersion {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.version
+}
