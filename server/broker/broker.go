@@ -121,6 +121,10 @@ func (b *Broker) Start() error {
 	}
 	b.pools.start()
 	b.holds.start()
+	if err := b.startSchedule(); err != nil {
+		b.log.Error().Err(err).Msg("start schedule service")
+	}
+	b.startTransactionCheck()
 	b.registerAll(true)
 	b.every(b.registerPeriod(), func() { b.registerAll(false) })
 	b.every(b.opts.FlushConsumerOffsetInterval, func() {
@@ -182,6 +186,8 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	b.shutOnce.Do(func() {
 		close(b.stop)
 		b.unregisterAll()
+		b.stopTransactionCheck()
+		b.stopSchedule()
 		b.holds.shutdown()
 		if e := b.rs.Shutdown(ctx); e != nil {
 			err = e
@@ -208,6 +214,7 @@ func (b *Broker) connClosed(c *remoting.Conn) {
 // onConsumerEvent notifies a group's clients when its membership changed (Java:
 // DefaultConsumerIdsChangeListener + Broker2Client#notifyConsumerIdsChanged).
 func (b *Broker) onConsumerEvent(ev ConsumerEvent, group string, g *ConsumerGroup) {
+	b.filtersOnConsumerEvent(ev, group, g)
 	if ev != ConsumerChanged || g == nil || !b.opts.NotifyConsumerIdsChangedEnable {
 		return
 	}

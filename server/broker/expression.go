@@ -18,6 +18,8 @@ func compileExpression(typ, expr string) error { return errSQL92NotBuilt }
 
 func (b *Broker) registerFilters(*protocol.ConsumerData) {}
 
+func (b *Broker) filtersOnConsumerEvent(ConsumerEvent, string, *ConsumerGroup) {}
+
 func (b *Broker) expressionFilter(_ *protocol.PullMessageRequestHeader, _ *protocol.SubscriptionData, resp *protocol.Command) (store.Filter, *protocol.Command) {
 	return nil, fail(resp, protocol.ResFilterDataNotExist, "The broker's consumer filter data is not exist!Your expression may be wrong!")
 }

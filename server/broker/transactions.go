@@ -12,3 +12,11 @@ import (
 func (b *Broker) prepareHalfMessage(_ *remoting.Context, _ *sendScratch, resp *protocol.Command) (*protocol.Command, error) {
 	return fail(resp, protocol.ResNoPermission, "the broker["+b.opts.BrokerIP1+"] sending transaction message is forbidden"), nil
 }
+
+func (b *Broker) endTransaction(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	return nil, protocol.NotSupported(req.Code)
+}
+
+func (b *Broker) startTransactionCheck() {}
+
+func (b *Broker) stopTransactionCheck() {}
