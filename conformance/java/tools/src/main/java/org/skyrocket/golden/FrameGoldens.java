@@ -27,6 +27,7 @@ import org.apache.rocketmq.common.protocol.ResponseCode;
 import org.apache.rocketmq.common.protocol.body.RegisterBrokerBody;
 import org.apache.rocketmq.common.protocol.header.PullMessageRequestHeader;
 import org.apache.rocketmq.common.protocol.header.PullMessageResponseHeader;
+import org.apache.rocketmq.common.protocol.header.SendMessageRequestHeader;
 import org.apache.rocketmq.common.protocol.header.SendMessageRequestHeaderV2;
 import org.apache.rocketmq.common.protocol.header.SendMessageResponseHeader;
 import org.apache.rocketmq.common.protocol.header.UpdateConsumerOffsetRequestHeader;
@@ -78,22 +79,23 @@ public final class FrameGoldens {
         return MessageDecoder.messageProperties2String(m.getProperties());
     }
 
+    /** As DefaultMQProducerImpl#sendKernelImpl fills the V1 header, then MQClientAPIImpl converts it to V2. */
     static SendMessageRequestHeaderV2 sendHeader(boolean batch, String props) {
-        SendMessageRequestHeaderV2 h = new SendMessageRequestHeaderV2();
-        h.setA(Samples.PRODUCER_GROUP);
-        h.setB(Samples.TOPIC);
-        h.setC("TBW102");
-        h.setD(4);
-        h.setE(1);
-        h.setF(0);
-        h.setG(Samples.TIMESTAMP);
-        h.setH(0);
-        h.setI(props);
-        h.setJ(0);
-        h.setK(false);
-        h.setM(batch);
+        SendMessageRequestHeader h = new SendMessageRequestHeader();
+        h.setProducerGroup(Samples.PRODUCER_GROUP);
+        h.setTopic(Samples.TOPIC);
+        h.setDefaultTopic("TBW102");
+        h.setDefaultTopicQueueNums(4);
+        h.setQueueId(1);
+        h.setSysFlag(0);
+        h.setBornTimestamp(Samples.TIMESTAMP);
+        h.setFlag(0);
+        h.setProperties(props);
+        h.setReconsumeTimes(0);
+        h.setUnitMode(false);
+        h.setBatch(batch);
         h.setBname(Samples.BROKER_A);
-        return h;
+        return SendMessageRequestHeaderV2.createSendMessageRequestHeaderV2(h);
     }
 
     static List<Case> cases() {

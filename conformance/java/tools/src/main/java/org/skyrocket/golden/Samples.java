@@ -122,10 +122,11 @@ public final class Samples {
         h.setClientID(CLIENT_ID);
         ProducerData p = new ProducerData();
         p.setGroupName(PRODUCER_GROUP);
-        h.getProducerDataSet().add(p);
         ProducerData inner = new ProducerData();
         inner.setGroupName(MixAll.CLIENT_INNER_PRODUCER_GROUP);
-        h.getProducerDataSet().add(inner);
+        // ProducerData has no hashCode(), so a real client's HashSet iterates in identity-hash
+        // (run-dependent) order. Pin one order so the golden is reproducible.
+        h.setProducerDataSet(new java.util.LinkedHashSet<>(Arrays.asList(inner, p)));
         ConsumerData c = new ConsumerData();
         c.setGroupName(CONSUMER_GROUP);
         c.setConsumeType(ConsumeType.CONSUME_PASSIVELY);

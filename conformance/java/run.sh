@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Java conformance entry point (make conformance-java -> .ci/java-conformance.sh -> here).
+#
+#   run.sh                 build + every default step (golden-check)
+#   run.sh build           compile all modules, write target/classpath.txt per module
+#   run.sh golden-check    regenerate every golden into a temp dir and diff against the repo
+#   run.sh golden          regenerate every golden in place (then review and commit the diff)
+#   run.sh java-store      re-create store/testdata/java-store with the Java 4.9.7 servers
+#   run.sh smoke           start the Java servers (javaservers.sh), send + consume one message, stop
+#
+# Later steps (Java client scenarios, the mqadmin matrix) are added to STEPS and DEFAULT_STEPS.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DEFAULT_STEPS=(golden-check)
+passed=0
+failed=0
+
+# The directories GoldenMain (4.9.8 tools) and ConfigGoldenMain (4.9.7 servers) write.
+GOLDEN_DIRS=(codec/testdata/golden protocol/testdata/golden store/testdata/java)
+
+generate_goldens() {
+  local root=$1
+  run_tool org.skyrocket.golden.GoldenMain "$root"
+  java "${TOOL_JVM[@]}" -cp "$(module_cp servers)" org.skyrocket.golden.ConfigGoldenMain "$root"
+}
+
+step_golden() {
+  local d
+  for d in "${GOLDEN_DIRS[@]}"; do
+    # Keep hand-written READMEs; everything else in these directories is generated.
+    find "$REPO_ROOT/$d" -type f ! -name README.md -delete 2>/dev/null || true
+  done
+  generate_goldens "$REPO_ROOT"
+  echo "goldens regenerated under: ${GOLDEN_DIRS[*]}"
+}
+
+step_golden_check() {
+  local tmp d rc=0
+  tmp=$(mktemp -d)
+  generate_goldens "$tmp"
+  for d in "${GOLDEN_DIRS[@]}"; do
+    if ! diff -r -x README.md "$tmp/$d" "$REPO_ROOT/$d" >"$tmp/diff.txt" 2>&1; then
+      echo "golden-check: $d differs from what the Java classes produce now:"
+      head -50 "$tmp/diff.txt"
+      rc=1
+    fi
+  done
+  local n
+  n=$(find "$tmp" -type f | wc -l)
+  rm -rf "$tmp"
+  if [ $rc -eq 0 ]; then
+    echo "golden-check: $n generated files identical to the checked-in goldens"
+  fi
+  return $rc
+}
+
+step_java_store() {
+  "$JAVA_DIR/make-java-store.sh"
+}
+
+step_smoke() {
+  "$JAVA_DIR/smoke.sh"
+}
+
+run_step() {
+  local s=$1 fn
+  fn="step_${s//-/_}"
+  if ! declare -F "$fn" >/dev/null; then
+    echo "unknown step: $s" >&2
+    exit 2
+  fi
+  echo "== java conformance: $s"
+  if "$fn"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $s"
+    failed=$((failed + 1))
+  fi
+}
+
+command -v java >/dev/null && command -v mvn >/dev/null || { echo "java and mvn are required" >&2; exit 1; }
+
+steps=("$@")
+if [ ${#steps[@]} -eq 0 ]; then
+  steps=("${DEFAULT_STEPS[@]}")
+fi
+echo "== java conformance: build"
+mvn_build
+for s in "${steps[@]}"; do
+  [ "$s" = build ] && continue
+  run_step "$s"
+done
+echo "java conformance: $passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,463 @@
+package conformance
+
+// Issue 3 scenarios with the unmodified Go client: send modes, splitting and
+// broadcasting, tag filtering, pull consumers, consume-from positions, offsets across
+// consumer restarts, auto-created topics, large and compressed bodies, broker restart.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+)
+
+func TestConformance_Broker_AsyncOnewayBatch(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Modes")
+	p := newProducer(t, c.nsAddr())
+	// warm the route with one sync send
+	if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte("sync-0"))); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var asyncErr atomic.Value
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		err := p.SendAsync(context.Background(), func(_ context.Context, r *primitive.SendResult, err error) {
+			defer wg.Done()
+			if err != nil || r.Status != primitive.SendOK {
+				asyncErr.Store(fmt.Sprintf("%v %v", r, err))
+			}
+		}, primitive.NewMessage(topic, []byte(fmt.Sprintf("async-%d", i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if v := asyncErr.Load(); v != nil {
+		t.Fatalf("async send: %v", v)
+	}
+	for i := 0; i < 10; i++ {
+		if err := p.SendOneWay(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("oneway-%d", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var batch []*primitive.Message
+	for i := 0; i < 10; i++ {
+		m := primitive.NewMessage(topic, []byte(fmt.Sprintf("batch-%d", i)))
+		m.WithTag("B")
+		m.WithKeys([]string{fmt.Sprintf("bk%d", i)})
+		batch = append(batch, m)
+	}
+	res, err := p.SendSync(context.Background(), batch...)
+	if err != nil || res.Status != primitive.SendOK {
+		t.Fatalf("batch: %v %v", res, err)
+	}
+	if ids := strings.Split(res.OffsetMsgID, ","); len(ids) != 10 {
+		t.Fatalf("batch offset msgIds: %q", res.OffsetMsgID)
+	}
+	got := newReceived()
+	startPushConsumer(t, c.nsAddr(), unique("CG"), topic, all, collect(got))
+	eventually(t, 30*time.Second, "31 messages", func() bool { d, _ := got.count(); return d == 31 })
+	got.mu.Lock()
+	defer got.mu.Unlock()
+	for i := 0; i < 10; i++ {
+		m := got.msgs[fmt.Sprintf("batch-%d", i)]
+		if m == nil || m.GetTags() != "B" || m.GetKeys() != fmt.Sprintf("bk%d", i) {
+			t.Fatalf("batch element %d: %+v", i, m)
+		}
+	}
+}
+
+func TestConformance_Broker_ClusteringSplitsQueues(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Split")
+	p := newProducer(t, c.nsAddr())
+	if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte("m-warm"))); err != nil {
+		t.Fatal(err) // consumers need the topic's route to start
+	}
+	group := unique("CG")
+	r1, r2 := newReceived(), newReceived()
+	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r1))
+	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r2))
+	const n = 64
+	for i := 0; i < n; i++ {
+		if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("m%d", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 60*time.Second, "every message once across the group", func() bool {
+		d1, _ := r1.count()
+		d2, _ := r2.count()
+		return d1+d2 >= n+1
+	})
+	// let any duplicate arrive, then check each message was seen exactly once in the group
+	time.Sleep(500 * time.Millisecond)
+	d1, t1 := r1.count()
+	d2, t2 := r2.count()
+	if d1 == 0 || d2 == 0 {
+		t.Fatalf("queues not split: %d and %d", d1, d2)
+	}
+	r1.mu.Lock()
+	r2.mu.Lock()
+	defer r1.mu.Unlock()
+	defer r2.mu.Unlock()
+	for b := range r1.msgs {
+		if _, dup := r2.msgs[b]; dup {
+			t.Fatalf("message %s consumed by both members", b)
+		}
+	}
+	if d1+d2 != n+1 || t1+t2 != n+1 {
+		t.Fatalf("distinct %d+%d, deliveries %d+%d, want %d", d1, d2, t1, t2, n+1)
+	}
+}
+
+func TestConformance_Broker_Broadcasting(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Bcast")
+	p := newProducer(t, c.nsAddr())
+	if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte("warm"))); err != nil {
+		t.Fatal(err)
+	}
+	group := unique("BG")
+	r1, r2 := newReceived(), newReceived()
+	opts := []consumer.Option{consumer.WithConsumerModel(consumer.BroadCasting), consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset)}
+	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r1), opts...)
+	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r2), opts...)
+	for i := 0; i < 10; i++ {
+		if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("b%d", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 60*time.Second, "both members receive all", func() bool {
+		d1, _ := r1.count()
+		d2, _ := r2.count()
+		return d1 >= 10 && d2 >= 10
+	})
+}
+
+func TestConformance_Broker_TagFilter(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Tags")
+	p := newProducer(t, c.nsAddr())
+	tags := []string{"TagA", "TagB", "TagC", "", "标签"}
+	want := 0
+	for i := 0; i < 25; i++ {
+		m := primitive.NewMessage(topic, []byte(fmt.Sprintf("t%d", i)))
+		tag := tags[i%len(tags)]
+		if tag != "" {
+			m.WithTag(tag)
+		}
+		if tag == "TagA" || tag == "标签" {
+			want++
+		}
+		if _, err := p.SendSync(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := newReceived()
+	startPushConsumer(t, c.nsAddr(), unique("CG"), topic, consumer.MessageSelector{Type: consumer.TAG, Expression: "TagA || 标签"}, collect(got))
+	eventually(t, 30*time.Second, "tag-matching messages", func() bool { d, _ := got.count(); return d == want })
+	time.Sleep(300 * time.Millisecond)
+	got.mu.Lock()
+	defer got.mu.Unlock()
+	if len(got.msgs) != want {
+		t.Fatalf("got %d messages, want %d", len(got.msgs), want)
+	}
+	for _, m := range got.msgs {
+		if m.GetTags() != "TagA" && m.GetTags() != "标签" {
+			t.Fatalf("unexpected tag %q", m.GetTags())
+		}
+	}
+}
+
+func TestConformance_Broker_PullConsumerAndSeek(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Pull")
+	p := newProducer(t, c.nsAddr())
+	for i := 0; i < 20; i++ {
+		if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("p%d", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pc := newPullConsumer(t, c.nsAddr(), unique("PCG"))
+	if err := pc.Subscribe(topic, all); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	mqs, err := pc.GetTopicRouteInfo(topic)
+	if err != nil || len(mqs) == 0 {
+		t.Fatalf("route: %v %v", mqs, err)
+	}
+	total := 0
+	var someQueue *primitive.MessageQueue
+	for _, mq := range mqs {
+		res, err := pc.PullFrom(context.Background(), mq, 0, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status == primitive.PullFound {
+			total += len(res.GetMessageExts())
+			if someQueue == nil && len(res.GetMessageExts()) >= 2 {
+				someQueue = mq
+			}
+			if res.NextBeginOffset != int64(len(res.GetMessageExts())) || res.MaxOffset != res.NextBeginOffset {
+				t.Fatalf("queue %d: next %d max %d count %d", mq.QueueId, res.NextBeginOffset, res.MaxOffset, len(res.GetMessageExts()))
+			}
+		}
+	}
+	if total != 20 {
+		t.Fatalf("pulled %d, want 20", total)
+	}
+	// Seek: pulling from offset 1 skips the first message of the queue.
+	res, err := pc.PullFrom(context.Background(), someQueue, 1, 32)
+	if err != nil || res.Status != primitive.PullFound || res.GetMessageExts()[0].QueueOffset != 1 {
+		t.Fatalf("seek: %+v %v", res, err)
+	}
+	// Beyond the end: no new message, not an error.
+	res, err = pc.PullFrom(context.Background(), someQueue, res.MaxOffset, 32)
+	if err != nil || res.Status != primitive.PullNoNewMsg {
+		t.Fatalf("pull at max: %+v %v", res, err)
+	}
+	// Far beyond: offset illegal with a corrected next offset.
+	res, err = pc.PullFrom(context.Background(), someQueue, res.MaxOffset+100, 32)
+	if err != nil || res.Status != primitive.PullOffsetIllegal || res.NextBeginOffset != res.MaxOffset {
+		t.Fatalf("pull far beyond: %+v %v", res, err)
+	}
+	ts, err := pc.OffsetForTimestamp(someQueue, time.Now().Add(time.Hour).UnixMilli())
+	if err != nil || ts != res.MaxOffset-1 && ts != res.MaxOffset {
+		t.Fatalf("offset for a future time: %d %v (max %d)", ts, err, res.MaxOffset)
+	}
+}
+
+func TestConformance_Broker_LitePullPoll(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Lite")
+	p := newProducer(t, c.nsAddr())
+	for i := 0; i < 10; i++ {
+		if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("l%d", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pc := newPullConsumer(t, c.nsAddr(), unique("LCG"), consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
+	if err := pc.Subscribe(topic, all); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(seen) < 10 && time.Now().Before(deadline) {
+		cr, err := pc.Poll(context.Background(), time.Second)
+		if err != nil {
+			continue
+		}
+		for _, m := range cr.GetMsgList() {
+			seen[string(m.Body)] = true
+		}
+		pc.ACK(context.Background(), cr, consumer.ConsumeSuccess)
+	}
+	if len(seen) != 10 {
+		t.Fatalf("lite pull saw %d of 10", len(seen))
+	}
+}
+
+func TestConformance_Broker_ConsumeFromWhere(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("From")
+	p := newProducer(t, c.nsAddr())
+	send := func(prefix string, n int) {
+		for i := 0; i < n; i++ {
+			if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("%s%d", prefix, i)))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	send("old", 40) // enough that every queue has a message: LAST then really means "from now"
+	// FIRST sees the old messages.
+	first := newReceived()
+	startPushConsumer(t, c.nsAddr(), unique("First"), topic, all, collect(first), consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
+	eventually(t, 30*time.Second, "FIRST receives old messages", func() bool { d, _ := first.count(); return d == 40 })
+
+	// LAST on a queue whose first message is still in memory starts at 0 (Java's rule
+	// in QUERY_CONSUMER_OFFSET), so it also sees the old messages; new ones arrive too.
+	last := newReceived()
+	startPushConsumer(t, c.nsAddr(), unique("Last"), topic, all, collect(last), consumer.WithConsumeFromWhere(consumer.ConsumeFromLastOffset))
+	send("new", 8)
+	eventually(t, 30*time.Second, "LAST receives new messages", func() bool {
+		last.mu.Lock()
+		defer last.mu.Unlock()
+		for i := 0; i < 8; i++ {
+			if last.msgs[fmt.Sprintf("new%d", i)] == nil {
+				return false
+			}
+		}
+		return true
+	})
+
+	// TIMESTAMP: SEARCH_OFFSET_BY_TIMESTAMP finds the first message stored after a time.
+	// (A new push group on a young queue starts at 0 whatever its ConsumeFromWhere, as
+	// with Java's QUERY_CONSUMER_OFFSET rule, so the search is checked directly.)
+	time.Sleep(1100 * time.Millisecond)
+	mark := time.Now().UnixMilli()
+	send("late", 8)
+	pc := newPullConsumer(t, c.nsAddr(), unique("TsPull"))
+	if err := pc.Subscribe(topic, all); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	mqs, err := pc.GetTopicRouteInfo(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := 0
+	for _, mq := range mqs {
+		off, err := pc.OffsetForTimestamp(mq, mark)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := pc.PullFrom(context.Background(), mq, off, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range res.GetMessageExts() {
+			if i == 0 && !strings.HasPrefix(string(m.Body), "late") && res.MaxOffset > off+1 {
+				t.Fatalf("queue %d: offset for time %d points at %s (stored %d)", mq.QueueId, mark, m.Body, m.StoreTimestamp)
+			}
+			if strings.HasPrefix(string(m.Body), "late") {
+				late++
+			}
+		}
+	}
+	if late != 8 {
+		t.Fatalf("found %d late messages from the searched offsets, want 8", late)
+	}
+}
+
+func TestConformance_Broker_OffsetsSurviveConsumerRestart(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Resume")
+	p := newProducer(t, c.nsAddr())
+	for i := 0; i < 20; i++ {
+		if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("a%d", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := unique("RG")
+	first := newReceived()
+	stop := startPushConsumer(t, c.nsAddr(), group, topic, all, collect(first))
+	eventually(t, 30*time.Second, "first batch consumed", func() bool { d, _ := first.count(); return d == 20 })
+	stop() // Shutdown persists offsets with UPDATE_CONSUMER_OFFSET
+	// The broker persists consumerOffset.json; restart it too so the offsets must come from disk.
+	c.restartBroker()
+	for i := 0; i < 10; i++ {
+		if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("b%d", i)))); err != nil {
+			t.Fatalf("send after restart: %v", err)
+		}
+	}
+	second := newReceived()
+	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(second))
+	eventually(t, 60*time.Second, "second batch consumed", func() bool { d, _ := second.count(); return d >= 10 })
+	time.Sleep(500 * time.Millisecond)
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	for b := range second.msgs {
+		if strings.HasPrefix(b, "a") {
+			t.Fatalf("restarted consumer re-received %s: offsets were not kept", b)
+		}
+	}
+}
+
+func TestConformance_Broker_AutoCreatedTopicIsRouted(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Auto")
+	p := newProducer(t, c.nsAddr())
+	if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte("x"))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "auto-created topic registered with the namesrv", func() bool {
+		r := c.ns.Routes().Route(topic)
+		return r != nil && len(r.QueueDatas) == 1 && r.QueueDatas[0].WriteQueueNums == 4 && r.QueueDatas[0].Perm == 6
+	})
+}
+
+func TestConformance_Broker_LargeAndCompressedBodies(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Big")
+	// The Go client compresses bodies ≥ 4 KiB; set the threshold high for the 3 MiB raw body.
+	raw := newProducer(t, c.nsAddr(), producer.WithCompressMsgBodyOverHowmuch(8<<20))
+	zipped := newProducer(t, c.nsAddr())
+	big := bytes.Repeat([]byte("0123456789abcdef"), 3<<20/16)
+	big[0] = 'R'
+	if _, err := raw.SendSync(context.Background(), primitive.NewMessage(topic, big)); err != nil {
+		t.Fatalf("3 MiB body: %v", err)
+	}
+	comp := bytes.Repeat([]byte("compress me "), 2000)
+	if _, err := zipped.SendSync(context.Background(), primitive.NewMessage(topic, comp)); err != nil {
+		t.Fatalf("compressed body: %v", err)
+	}
+	tooBig := make([]byte, 5<<20)
+	if _, err := raw.SendSync(context.Background(), primitive.NewMessage(topic, tooBig)); err == nil {
+		t.Fatal("a 5 MiB body was accepted (maxMessageSize is 4 MiB)")
+	}
+	got := newReceived()
+	startPushConsumer(t, c.nsAddr(), unique("CG"), topic, all, collect(got))
+	eventually(t, 30*time.Second, "both bodies", func() bool { d, _ := got.count(); return d == 2 })
+	got.mu.Lock()
+	defer got.mu.Unlock()
+	if got.msgs[string(big)] == nil || got.msgs[string(comp)] == nil {
+		t.Fatal("bodies changed in transit")
+	}
+	if got.msgs[string(comp)].SysFlag&0x1 == 0 {
+		t.Fatal("compressed body lost its sysFlag")
+	}
+}
+
+func TestConformance_Broker_RestartMidStream(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("Restart")
+	p := newProducer(t, c.nsAddr(), producer.WithRetry(5))
+	acked := map[string]bool{}
+	for i := 0; i < 30; i++ {
+		if i == 15 {
+			c.restartBroker()
+		}
+		body := fmt.Sprintf("r%d", i)
+		var err error
+		for attempt := 0; attempt < 20; attempt++ {
+			if _, err = p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(body))); err == nil {
+				acked[body] = true
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatalf("send %s after restart: %v", body, err)
+		}
+	}
+	got := newReceived()
+	startPushConsumer(t, c.nsAddr(), unique("CG"), topic, all, collect(got))
+	eventually(t, 60*time.Second, "every acknowledged message", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		for b := range acked {
+			if got.msgs[b] == nil {
+				return false
+			}
+		}
+		return true
+	})
+}
