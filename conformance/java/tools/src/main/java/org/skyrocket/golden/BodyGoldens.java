@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,7 +37,6 @@ import org.apache.rocketmq.common.protocol.route.BrokerData;
 import org.apache.rocketmq.common.protocol.route.TopicRouteData;
 import org.apache.rocketmq.common.subscription.SubscriptionGroupConfig;
 import org.apache.rocketmq.remoting.protocol.LanguageCode;
-import org.apache.rocketmq.remoting.protocol.RemotingSerializable;
 
 /**
  * Response and request bodies exactly as 4.9.8 serializes them: RemotingSerializable#encode()
@@ -211,15 +209,5 @@ public final class BodyGoldens {
             in.transferTo(bo);
             return bo.toByteArray();
         }
-    }
-
-    @SuppressWarnings("unused")
-    private static Set<String> ordered(String... s) {
-        return new LinkedHashSet<>(Arrays.asList(s));
-    }
-
-    @SuppressWarnings("unused")
-    private static byte[] json(Object o) {
-        return RemotingSerializable.encode(o);
     }
 }

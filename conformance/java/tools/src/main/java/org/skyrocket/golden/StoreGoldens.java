@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.TopicFilterType;
-import org.apache.rocketmq.common.UtilAll;
 import org.apache.rocketmq.common.message.MessageClientIDSetter;
 import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageExt;
@@ -245,7 +244,6 @@ public final class StoreGoldens {
             .with("uniqKeys", uniq)
             .with("uniqKeyMethod", "MessageClientIDSetter.getIPStrFromID / getPidFromID (createUniqID itself depends on time, pid and class loader: not reproducible)")),
             Json.obj().with("javaMethod", "see the file"));
-        UtilAll.class.getName();
     }
 
     static void deleteTree(Path p) throws Exception {
