@@ -28,6 +28,7 @@ type Broker struct {
 	consumers *ConsumerManager
 	producers *ProducerManager
 	holds     *pullHolds
+	locks     *lockTable
 	pools     pools
 	rs        *remoting.Server
 	nsClient  *remoting.Client
@@ -88,6 +89,7 @@ func New(opts Options) (*Broker, error) {
 	b.consumers = NewConsumerManager(log, b.onConsumerEvent)
 	b.producers = NewProducerManager(log)
 	b.holds = newPullHolds(b)
+	b.locks = newLockTable()
 
 	sc := opts.Store
 	sc.Logger = log

@@ -25,6 +25,8 @@ func (b *Broker) handlers() []remoting.Route {
 		{Code: protocol.CodeHeartBeat, Handler: b.heartBeat},                                                        // 34
 		{Code: protocol.CodeUnregisterClient, Handler: b.unregisterClient},                                          // 35
 		{Code: protocol.CodeGetConsumerListByGroup, Handler: b.getConsumerListByGroup},                              // 38
+		{Code: protocol.CodeLockBatchMq, Handler: b.lockBatchMQ},                                                    // 41
+		{Code: protocol.CodeUnlockBatchMq, Handler: b.unlockBatchMQ},                                                // 42
 		{Code: protocol.CodeGetAllConsumerOffset, Handler: b.getAllConsumerOffset, Pool: p.admin},                   // 43
 		{Code: protocol.CodeCheckClientConfig, Handler: b.checkClientConfig},                                        // 46
 		{Code: protocol.CodeGetAllSubscriptiongroupConfig, Handler: b.getAllSubscriptionGroupConfig, Pool: p.admin}, // 201
