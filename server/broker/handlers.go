@@ -14,6 +14,7 @@ func (b *Broker) handlers() []remoting.Route {
 	return []remoting.Route{
 		{Code: protocol.CodeSendMessage, Handler: b.sendMessage},                                                    // 10
 		{Code: protocol.CodePullMessage, Handler: b.pullMessage, Pool: p.pull},                                      // 11
+		{Code: protocol.CodeQueryMessage, Handler: b.queryMessage, Pool: p.query},                                   // 12
 		{Code: protocol.CodeQueryConsumerOffset, Handler: b.queryConsumerOffset},                                    // 14
 		{Code: protocol.CodeUpdateConsumerOffset, Handler: b.updateConsumerOffset},                                  // 15
 		{Code: protocol.CodeUpdateAndCreateTopic, Handler: b.updateAndCreateTopic, Pool: p.admin},                   // 17
@@ -22,16 +23,22 @@ func (b *Broker) handlers() []remoting.Route {
 		{Code: protocol.CodeGetMaxOffset, Handler: b.getMaxOffset},                                                  // 30
 		{Code: protocol.CodeGetMinOffset, Handler: b.getMinOffset},                                                  // 31
 		{Code: protocol.CodeGetEarliestMsgStoretime, Handler: b.getEarliestMsgStoretime},                            // 32
+		{Code: protocol.CodeViewMessageById, Handler: b.viewMessageByID, Pool: p.query},                             // 33
 		{Code: protocol.CodeHeartBeat, Handler: b.heartBeat},                                                        // 34
 		{Code: protocol.CodeUnregisterClient, Handler: b.unregisterClient},                                          // 35
+		{Code: protocol.CodeConsumerSendMsgBack, Handler: b.consumerSendMsgBack, Pool: p.send},                      // 36
+		{Code: protocol.CodeEndTransaction, Handler: b.endTransaction, Pool: p.send},                                // 37
 		{Code: protocol.CodeGetConsumerListByGroup, Handler: b.getConsumerListByGroup},                              // 38
 		{Code: protocol.CodeLockBatchMq, Handler: b.lockBatchMQ},                                                    // 41
 		{Code: protocol.CodeUnlockBatchMq, Handler: b.unlockBatchMQ},                                                // 42
 		{Code: protocol.CodeGetAllConsumerOffset, Handler: b.getAllConsumerOffset, Pool: p.admin},                   // 43
+		{Code: protocol.CodeGetAllDelayOffset, Handler: b.getAllDelayOffset, Pool: p.admin},                         // 45
 		{Code: protocol.CodeCheckClientConfig, Handler: b.checkClientConfig},                                        // 46
 		{Code: protocol.CodeGetAllSubscriptiongroupConfig, Handler: b.getAllSubscriptionGroupConfig, Pool: p.admin}, // 201
 		{Code: protocol.CodeDeleteTopicInBroker, Handler: b.deleteTopicInBroker, Pool: p.admin},                     // 215
 		{Code: protocol.CodeSendMessageV2, Handler: b.sendMessage},                                                  // 310
 		{Code: protocol.CodeSendBatchMessage, Handler: b.sendMessage},                                               // 320
+		{Code: protocol.CodeSendReplyMessage, Handler: b.sendReplyMessage, Pool: p.send},                            // 324
+		{Code: protocol.CodeSendReplyMessageV2, Handler: b.sendReplyMessage, Pool: p.send},                          // 325
 	}
 }

@@ -58,6 +58,10 @@ type Options struct {
 	NotifyConsumerIdsChangedEnable bool   // true
 	EnablePropertyFilter           bool   // false in Java; the sample config and skyrocket enable it
 	RejectTransactionMessage       bool
+	StoreReplyMessageEnable        bool          // true
+	TransactionTimeOut             time.Duration // transactionTimeOut 6 s: younger half messages are not checked back
+	TransactionCheckMax            int32         // transactionCheckMax 15: checks before a half message is discarded
+	TransactionCheckInterval       time.Duration // transactionCheckInterval 60 s between check rounds
 	LongPollingEnable              bool          // true
 	ShortPollingTime               time.Duration // 1 s
 	SlaveReadEnable                bool
@@ -100,6 +104,10 @@ func DefaultOptions(root string) Options {
 		RegionID:                       "DefaultRegion",
 		TraceOn:                        true,
 		NotifyConsumerIdsChangedEnable: true,
+		StoreReplyMessageEnable:        true,
+		TransactionTimeOut:             6 * time.Second,
+		TransactionCheckMax:            15,
+		TransactionCheckInterval:       60 * time.Second,
 		LongPollingEnable:              true,
 		ShortPollingTime:               time.Second,
 		RegisterNameServerPeriod:       30 * time.Second,
