@@ -1,0 +1,69 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/namesrv"
+)
+
+// Node is what one Skyrocket process runs: a NameServer (mqnamesrv), a Broker
+// (mqbroker), or both (skyrocket, the all-in-one binary).
+type Node struct {
+	Namesrv *namesrv.Server // nil when the process runs no NameServer
+	Broker  *broker.Broker  // nil when the process runs no Broker
+}
+
+// Start builds and starts the servers whose options are given, the NameServer first so
+// the Broker's first registration finds it. When the Broker fails to open or start, the
+// NameServer already started is shut down again. Either argument may be nil, not both.
+func Start(ns *namesrv.Options, br *broker.Options) (*Node, error) {
+	if ns == nil && br == nil {
+		return nil, errors.New("server: nothing to start")
+	}
+	n := &Node{}
+	if ns != nil {
+		s, err := namesrv.New(*ns)
+		if err != nil {
+			return nil, fmt.Errorf("server: name server: %w", err)
+		}
+		if err := s.Start(); err != nil {
+			return nil, fmt.Errorf("server: name server: %w", err)
+		}
+		n.Namesrv = s
+	}
+	if br != nil {
+		b, err := broker.New(*br)
+		if err == nil {
+			err = b.Start()
+		}
+		if err != nil {
+			if n.Namesrv != nil {
+				_ = n.Namesrv.Shutdown(context.Background())
+			}
+			return nil, fmt.Errorf("server: broker: %w", err)
+		}
+		n.Broker = b
+	}
+	return n, nil
+}
+
+// Shutdown stops the Broker (unregister, drain, persist offsets, close the store and
+// remove its abort file), then the NameServer. ctx bounds the drains; both are stopped
+// whatever happens to the first, and their errors are joined.
+func (n *Node) Shutdown(ctx context.Context) error {
+	var errs []error
+	if n.Broker != nil {
+		if err := n.Broker.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("server: broker shutdown: %w", err))
+		}
+	}
+	if n.Namesrv != nil {
+		if err := n.Namesrv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("server: name server shutdown: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
