@@ -12,33 +12,42 @@ import (
 func (b *Broker) handlers() []remoting.Route {
 	p := &b.pools
 	return []remoting.Route{
-		{Code: protocol.CodeSendMessage, Handler: b.sendMessage},                                                    // 10
-		{Code: protocol.CodePullMessage, Handler: b.pullMessage, Pool: p.pull},                                      // 11
-		{Code: protocol.CodeQueryMessage, Handler: b.queryMessage, Pool: p.query},                                   // 12
-		{Code: protocol.CodeQueryConsumerOffset, Handler: b.queryConsumerOffset},                                    // 14
-		{Code: protocol.CodeUpdateConsumerOffset, Handler: b.updateConsumerOffset},                                  // 15
-		{Code: protocol.CodeUpdateAndCreateTopic, Handler: b.updateAndCreateTopic, Pool: p.admin},                   // 17
-		{Code: protocol.CodeGetAllTopicConfig, Handler: b.getAllTopicConfig, Pool: p.admin},                         // 21
-		{Code: protocol.CodeSearchOffsetByTimestamp, Handler: b.searchOffsetByTimestamp},                            // 29
-		{Code: protocol.CodeGetMaxOffset, Handler: b.getMaxOffset},                                                  // 30
-		{Code: protocol.CodeGetMinOffset, Handler: b.getMinOffset},                                                  // 31
-		{Code: protocol.CodeGetEarliestMsgStoretime, Handler: b.getEarliestMsgStoretime},                            // 32
-		{Code: protocol.CodeViewMessageById, Handler: b.viewMessageByID, Pool: p.query},                             // 33
-		{Code: protocol.CodeHeartBeat, Handler: b.heartBeat},                                                        // 34
-		{Code: protocol.CodeUnregisterClient, Handler: b.unregisterClient},                                          // 35
-		{Code: protocol.CodeConsumerSendMsgBack, Handler: b.consumerSendMsgBack, Pool: p.send},                      // 36
-		{Code: protocol.CodeEndTransaction, Handler: b.endTransaction, Pool: p.send},                                // 37
-		{Code: protocol.CodeGetConsumerListByGroup, Handler: b.getConsumerListByGroup},                              // 38
-		{Code: protocol.CodeLockBatchMq, Handler: b.lockBatchMQ},                                                    // 41
-		{Code: protocol.CodeUnlockBatchMq, Handler: b.unlockBatchMQ},                                                // 42
-		{Code: protocol.CodeGetAllConsumerOffset, Handler: b.getAllConsumerOffset, Pool: p.admin},                   // 43
-		{Code: protocol.CodeGetAllDelayOffset, Handler: b.getAllDelayOffset, Pool: p.admin},                         // 45
-		{Code: protocol.CodeCheckClientConfig, Handler: b.checkClientConfig},                                        // 46
-		{Code: protocol.CodeGetAllSubscriptiongroupConfig, Handler: b.getAllSubscriptionGroupConfig, Pool: p.admin}, // 201
-		{Code: protocol.CodeDeleteTopicInBroker, Handler: b.deleteTopicInBroker, Pool: p.admin},                     // 215
-		{Code: protocol.CodeSendMessageV2, Handler: b.sendMessage},                                                  // 310
-		{Code: protocol.CodeSendBatchMessage, Handler: b.sendMessage},                                               // 320
-		{Code: protocol.CodeSendReplyMessage, Handler: b.sendReplyMessage, Pool: p.send},                            // 324
-		{Code: protocol.CodeSendReplyMessageV2, Handler: b.sendReplyMessage, Pool: p.send},                          // 325
+		{Code: protocol.CodeSendMessage, Handler: b.sendMessage},                                                        // 10
+		{Code: protocol.CodePullMessage, Handler: b.pullMessage, Pool: p.pull},                                          // 11
+		{Code: protocol.CodeQueryMessage, Handler: b.queryMessage, Pool: p.query},                                       // 12
+		{Code: protocol.CodeQueryConsumerOffset, Handler: b.queryConsumerOffset},                                        // 14
+		{Code: protocol.CodeUpdateConsumerOffset, Handler: b.updateConsumerOffset},                                      // 15
+		{Code: protocol.CodeUpdateAndCreateTopic, Handler: b.updateAndCreateTopic, Pool: p.admin},                       // 17
+		{Code: protocol.CodeGetAllTopicConfig, Handler: b.getAllTopicConfig, Pool: p.admin},                             // 21
+		{Code: protocol.CodeSearchOffsetByTimestamp, Handler: b.searchOffsetByTimestamp},                                // 29
+		{Code: protocol.CodeGetMaxOffset, Handler: b.getMaxOffset},                                                      // 30
+		{Code: protocol.CodeGetMinOffset, Handler: b.getMinOffset},                                                      // 31
+		{Code: protocol.CodeGetEarliestMsgStoretime, Handler: b.getEarliestMsgStoretime},                                // 32
+		{Code: protocol.CodeViewMessageById, Handler: b.viewMessageByID, Pool: p.query},                                 // 33
+		{Code: protocol.CodeHeartBeat, Handler: b.heartBeat},                                                            // 34
+		{Code: protocol.CodeUnregisterClient, Handler: b.unregisterClient},                                              // 35
+		{Code: protocol.CodeConsumerSendMsgBack, Handler: b.consumerSendMsgBack, Pool: p.send},                          // 36
+		{Code: protocol.CodeEndTransaction, Handler: b.endTransaction, Pool: p.send},                                    // 37
+		{Code: protocol.CodeGetConsumerListByGroup, Handler: b.getConsumerListByGroup},                                  // 38
+		{Code: protocol.CodeLockBatchMq, Handler: b.lockBatchMQ},                                                        // 41
+		{Code: protocol.CodeUnlockBatchMq, Handler: b.unlockBatchMQ},                                                    // 42
+		{Code: protocol.CodeGetAllConsumerOffset, Handler: b.getAllConsumerOffset, Pool: p.admin},                       // 43
+		{Code: protocol.CodeGetAllDelayOffset, Handler: b.getAllDelayOffset, Pool: p.admin},                             // 45
+		{Code: protocol.CodeCheckClientConfig, Handler: b.checkClientConfig},                                            // 46
+		{Code: protocol.CodeGetAllSubscriptiongroupConfig, Handler: b.getAllSubscriptionGroupConfig, Pool: p.admin},     // 201
+		{Code: protocol.CodeGetTopicStatsInfo, Handler: b.getTopicStatsInfo, Pool: p.admin},                             // 202
+		{Code: protocol.CodeGetConsumerConnectionList, Handler: b.getConsumerConnectionList, Pool: p.admin},             // 203
+		{Code: protocol.CodeGetProducerConnectionList, Handler: b.getProducerConnectionList, Pool: p.admin},             // 204
+		{Code: protocol.CodeGetConsumeStats, Handler: b.getConsumeStats, Pool: p.admin},                                 // 208
+		{Code: protocol.CodeDeleteTopicInBroker, Handler: b.deleteTopicInBroker, Pool: p.admin},                         // 215
+		{Code: protocol.CodeInvokeBrokerToResetOffset, Handler: b.invokeBrokerToResetOffset, Pool: p.admin},             // 222
+		{Code: protocol.CodeInvokeBrokerToGetConsumerStatus, Handler: b.invokeBrokerToGetConsumerStatus, Pool: p.admin}, // 223
+		{Code: protocol.CodeQueryTopicConsumeByWho, Handler: b.queryTopicConsumeByWho, Pool: p.admin},                   // 300
+		{Code: protocol.CodeGetConsumerRunningInfo, Handler: b.getConsumerRunningInfo, Pool: p.admin},                   // 307
+		{Code: protocol.CodeConsumeMessageDirectly, Handler: b.consumeMessageDirectly, Pool: p.admin},                   // 309
+		{Code: protocol.CodeSendMessageV2, Handler: b.sendMessage},                                                      // 310
+		{Code: protocol.CodeSendBatchMessage, Handler: b.sendMessage},                                                   // 320
+		{Code: protocol.CodeSendReplyMessage, Handler: b.sendReplyMessage, Pool: p.send},                                // 324
+		{Code: protocol.CodeSendReplyMessageV2, Handler: b.sendReplyMessage, Pool: p.send},                              // 325
 	}
 }

@@ -16,6 +16,10 @@ type brokerStats struct {
 
 func (s *brokerStats) start(*Broker) {}
 
+// groupGetTPS is the messages per second the group pulled from topic over the last minute
+// (Java: BrokerStatsManager#tpsGroupGetNums). Not tracked yet: reported as 0.
+func (s *brokerStats) groupGetTPS(group, topic string) float64 { return 0 }
+
 func (s *brokerStats) incPut(n, size int64) {
 	s.putNums.Add(n)
 	s.putBytes.Add(size)

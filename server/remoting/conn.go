@@ -195,3 +195,6 @@ func addrString(a net.Addr) string {
 	}
 	return a.String()
 }
+
+// IsTimeout reports whether err is a request timeout.
+func IsTimeout(err error) bool { return errors.Is(err, ErrTimeout) }
