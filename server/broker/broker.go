@@ -28,6 +28,7 @@ type Broker struct {
 	consumers *ConsumerManager
 	producers *ProducerManager
 	holds     *pullHolds
+	schedule  *scheduleService // delay levels (schedule.go); nil until Start
 	locks     *lockTable
 	pools     pools
 	rs        *remoting.Server

@@ -1,0 +1,198 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+
+	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
+)
+
+// pushConsume starts a clustering push consumer of topic from the first offset; fn sees
+// every delivery and decides the result.
+func pushConsume(t *testing.T, ns, group, topic string, fn func(*primitive.MessageExt) consumer.ConsumeResult, opts ...consumer.Option) {
+	t.Helper()
+	all := append([]consumer.Option{consumer.WithGroupName(group), consumer.WithInstance(unique("c")),
+		consumer.WithNsResolver(primitive.NewPassthroughResolver([]string{ns})),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset)}, opts...)
+	pc, err := consumer.NewPushConsumer(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Subscribe(topic, consumer.MessageSelector{Type: consumer.TAG, Expression: "*"},
+		func(_ context.Context, ms ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			res := consumer.ConsumeSuccess
+			for _, m := range ms {
+				if fn(m) == consumer.ConsumeRetryLater {
+					res = consumer.ConsumeRetryLater
+				}
+			}
+			return res, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pc.Shutdown() })
+}
+
+// deliveries records what a consumer saw, with the local receive time.
+type deliveries struct {
+	mu   sync.Mutex
+	msgs []*primitive.MessageExt
+	at   []time.Time
+}
+
+func (d *deliveries) add(m *primitive.MessageExt) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.msgs = append(d.msgs, m)
+	d.at = append(d.at, time.Now())
+}
+
+func (d *deliveries) len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.msgs)
+}
+
+func (d *deliveries) get(i int) (*primitive.MessageExt, time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.msgs[i], d.at[i]
+}
+
+// storedCount is the number of messages in all queues of topic on the broker.
+func storedCount(c *cluster, topic string, queues int32) int64 {
+	var n int64
+	for q := int32(0); q < queues; q++ {
+		n += c.broker.Store().MaxOffsetInQueue(topic, q)
+	}
+	return n
+}
+
+func TestConformance_Delay_Level2DeliveredAfterFiveSeconds(t *testing.T) {
+	c := startCluster(t, nil) // default table: level 2 = 5 s
+	topic := unique("TDelay")
+	p := newProducer(t, c.nsAddr())
+	m := primitive.NewMessage(topic, []byte("delayed body"))
+	m.WithTag("TagD")
+	m.WithKeys([]string{"k1", "k2"})
+	m.WithProperty("custom", "v")
+	m.WithDelayTimeLevel(2)
+	sentAt := time.Now()
+	res, err := p.SendSync(context.Background(), m)
+	if err != nil || res.Status != primitive.SendOK {
+		t.Fatalf("send: %v %v", res, err)
+	}
+	// The consumer starts once the send created the topic; the message is due 5 s later.
+	got := &deliveries{}
+	pushConsume(t, c.nsAddr(), unique("CG"), topic, func(m *primitive.MessageExt) consumer.ConsumeResult {
+		got.add(m)
+		return consumer.ConsumeSuccess
+	})
+	eventually(t, 15*time.Second, "the delayed message", func() bool { return got.len() >= 1 })
+	d, at := got.get(0)
+	if wait := at.Sub(sentAt); wait < 5*time.Second || wait > 7*time.Second {
+		t.Fatalf("delivered %v after the send, want 5 s (+ little)", wait)
+	}
+	// The delivered record is stored when due: its store time is 5 s after the
+	// parked record's, which is at or after the born time.
+	lag := d.StoreTimestamp - d.BornTimestamp
+	t.Logf("delivered record stored %d ms after birth; consumed %v after the send", lag, at.Sub(sentAt))
+	if lag < 5000 || lag > 5600 {
+		t.Fatalf("delivered record stored %d ms after birth, want 5000..5600", lag)
+	}
+	if string(d.Body) != "delayed body" || d.GetTags() != "TagD" || d.GetKeys() != "k1 k2" || d.GetProperty("custom") != "v" {
+		t.Fatalf("delivered message changed: body %q tags %q keys %q custom %q", d.Body, d.GetTags(), d.GetKeys(), d.GetProperty("custom"))
+	}
+	if d.MsgId != res.MsgID || d.Topic != topic || d.ReconsumeTimes != 0 {
+		t.Fatalf("msgId %s (sent %s), topic %s, reconsumeTimes %d", d.MsgId, res.MsgID, d.Topic, d.ReconsumeTimes)
+	}
+	// Java's quirk: the delivered properties string still holds DELAY, REAL_TOPIC, REAL_QID.
+	if d.GetProperty("DELAY") != "2" || d.GetProperty("REAL_TOPIC") != topic || d.GetProperty("REAL_QID") != itoa(int64(d.Queue.QueueId)) {
+		t.Fatalf("delivered properties %v, want DELAY/REAL_TOPIC/REAL_QID kept as Java does", d.GetProperties())
+	}
+	time.Sleep(500 * time.Millisecond) // nothing else may arrive
+	if n := got.len(); n != 1 {
+		t.Fatalf("%d deliveries, want 1", n)
+	}
+}
+
+func TestConformance_Delay_ExactlyOnceAcrossRestart(t *testing.T) {
+	c := startCluster(t, func(o *broker.Options) { o.Store.MessageDelayLevel = "1s 4s" })
+	topic := unique("TDelayRestart")
+	p := newProducer(t, c.nsAddr())
+	send := func(body string, level int) {
+		m := primitive.NewMessage(topic, []byte(body))
+		m.WithDelayTimeLevel(level)
+		if res, err := p.SendSync(context.Background(), m); err != nil || res.Status != primitive.SendOK {
+			t.Fatalf("send %s: %v %v", body, res, err)
+		}
+	}
+	send("early", 1) // delivered before the restart
+	send("late", 2)  // due after it
+	eventually(t, 5*time.Second, "the level-1 message delivered", func() bool { return storedCount(c, topic, 8) == 1 })
+	c.restartBroker()
+	eventually(t, 10*time.Second, "the level-2 message delivered", func() bool { return storedCount(c, topic, 8) == 2 })
+	time.Sleep(1500 * time.Millisecond) // a duplicate would show up by now
+	if n := storedCount(c, topic, 8); n != 2 {
+		t.Fatalf("%d messages in %s, want 2 (each delayed message exactly once)", n, topic)
+	}
+	got := &deliveries{}
+	pushConsume(t, c.nsAddr(), unique("CG"), topic, func(m *primitive.MessageExt) consumer.ConsumeResult {
+		got.add(m)
+		return consumer.ConsumeSuccess
+	})
+	eventually(t, 20*time.Second, "both messages consumed", func() bool { return got.len() >= 2 })
+	time.Sleep(300 * time.Millisecond)
+	bodies := map[string]int{}
+	for i := 0; i < got.len(); i++ {
+		m, _ := got.get(i)
+		bodies[string(m.Body)]++
+	}
+	if got.len() != 2 || bodies["early"] != 1 || bodies["late"] != 1 {
+		t.Fatalf("consumed %v, want early and late once each", bodies)
+	}
+	offs := c.broker.DelayOffsets()
+	if offs[1] != 1 || offs[2] != 1 {
+		t.Fatalf("delay offsets %v, want {1:1 2:1}", offs)
+	}
+}
+
+func TestConformance_Delay_GetAllDelayOffset(t *testing.T) {
+	c := startCluster(t, func(o *broker.Options) { o.Store.MessageDelayLevel = "1s 1s 1s" })
+	topic := unique("TDelayOff")
+	p := newProducer(t, c.nsAddr())
+	for _, level := range []int{1, 3, 3} {
+		m := primitive.NewMessage(topic, []byte("x"))
+		m.WithDelayTimeLevel(level)
+		if res, err := p.SendSync(context.Background(), m); err != nil || res.Status != primitive.SendOK {
+			t.Fatalf("send: %v %v", res, err)
+		}
+	}
+	eventually(t, 5*time.Second, "three deliveries", func() bool { return storedCount(c, topic, 8) == 3 })
+	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
+	defer cl.Close()
+	var body string
+	eventually(t, 3*time.Second, "the table to show both levels", func() bool {
+		resp, err := cl.Invoke(context.Background(), c.broker.Addr(), protocol.NewRequest(protocol.CodeGetAllDelayOffset), 3*time.Second)
+		if err != nil || resp.Code != int32(protocol.ResSuccess) {
+			t.Fatalf("GET_ALL_DELAY_OFFSET: %v %v", resp, err)
+		}
+		body = string(resp.Body)
+		return body == `{"offsetTable":{1:1,3:2}}`
+	})
+	if _, err := compat.NormalizeJSON([]byte(body)); err != nil || strings.Contains(body, " ") {
+		t.Fatalf("body %q is not compact fastjson: %v", body, err)
+	}
+}
