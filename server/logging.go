@@ -32,7 +32,16 @@ func NewConsoleLogger(w io.Writer, level string) (zerolog.Logger, error) {
 		return zerolog.Nop(), fmt.Errorf("server: log level %q: want trace, debug, info, warn, error or disabled", level)
 	}
 	cw := zerolog.ConsoleWriter{Out: w, TimeFormat: "2006-01-02 15:04:05.000", NoColor: true}
-	return zerolog.New(cw).Level(lvl).With().Timestamp().Logger(), nil
+	return zerolog.New(cw).Level(lvl).Hook(msTimestamp{}), nil
+}
+
+// msTimestamp stamps each event with RFC 3339 time to the nanosecond. zerolog's own
+// Timestamp() follows the global TimeFieldFormat (whole seconds by default), which only
+// cmd/ may change; the console writer parses either.
+type msTimestamp struct{}
+
+func (msTimestamp) Run(e *zerolog.Event, _ zerolog.Level, _ string) {
+	e.Str(zerolog.TimestampFieldName, time.Now().Format(time.RFC3339Nano))
 }
 
 // ShutdownTimeout is how long the binaries let Node.Shutdown drain before giving up

@@ -67,3 +67,12 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Run blocks until ctx is done (cmd/ cancels it on SIGINT or SIGTERM), then shuts the
+// node down with ShutdownTimeout for the drains and returns Shutdown's error.
+func (n *Node) Run(ctx context.Context) error {
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	return n.Shutdown(sctx)
+}

@@ -1,0 +1,206 @@
+// Command mqbroker is Skyrocket's Broker, started like Java's bin/mqbroker:
+//
+//	mqbroker [-c broker.conf] [-n "ip:port;ip:port"] [-p | -m] [-h]
+//
+// -c reads a Java properties file with BrokerConfig, NettyServerConfig, NettyClientConfig
+// and MessageStoreConfig names (brokerClusterName, brokerName, brokerId, brokerRole,
+// flushDiskType, storePathRootDir, ...) and Java's defaults for everything it does not
+// set; -n sets namesrvAddr (default $NAMESRV_ADDR); -p prints every item with its
+// effective value and exits, -m only the important ones. The long Java names work too
+// (--configFile, --namesrvAddr, --printConfigItem, --printImportantConfig, --help).
+//
+// Unknown properties are warnings (Java ignores them); values that do not parse, a bad
+// namesrvAddr, a SLAVE with brokerId 0 and features Skyrocket refuses (DLedger, ACL, the
+// address server, multi-path CommitLogs) print a message and exit 1.
+//
+// Skyrocket adds -bind IP (listen on one address instead of every interface) and
+// -log-level (trace, debug, info, warn, error; default $SKYROCKET_LOG_LEVEL or info).
+// SIGINT and SIGTERM shut down cleanly: unregister from the NameServers, answer held
+// pulls, persist consumer offsets, flush and close the store (removing its abort file).
+//
+// Java: BrokerStartup.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/rs/zerolog"
+
+	"github.com/skyrocket-mq/skyrocket/configs"
+	"github.com/skyrocket-mq/skyrocket/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal during the shutdown kills the process the default way
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type options struct {
+	configFile     string
+	namesrv        string
+	namesrvSet     bool
+	print          bool
+	printImportant bool
+	help           bool
+	bind           string
+	logLevel       string
+}
+
+// usage is Java's -h text (commons-cli HelpFormatter layout) plus Skyrocket's flags.
+const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>] [-log-level <level>]
+ -c,--configFile <arg>          Broker config properties file
+ -h,--help                      Print help
+ -m,--printImportantConfig      Print important config item
+ -n,--namesrvAddr <arg>         Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'
+ -p,--printConfigItem           Print all config item
+ -bind <ip>                     Skyrocket: listen on this IP only (default: every interface, as Java)
+ -log-level <level>             Skyrocket: trace, debug, info, warn, error (default: $SKYROCKET_LOG_LEVEL or info)
+`
+
+func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("mqbroker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, n := range []string{"c", "configFile"} {
+		fs.StringVar(&o.configFile, n, "", "Broker config properties file")
+	}
+	for _, n := range []string{"n", "namesrvAddr"} {
+		fs.StringVar(&o.namesrv, n, "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
+	}
+	for _, n := range []string{"p", "printConfigItem"} {
+		fs.BoolVar(&o.print, n, false, "Print all config item")
+	}
+	for _, n := range []string{"m", "printImportantConfig"} {
+		fs.BoolVar(&o.printImportant, n, false, "Print important config item")
+	}
+	for _, n := range []string{"h", "help"} {
+		fs.BoolVar(&o.help, n, false, "Print help")
+	}
+	fs.StringVar(&o.bind, "bind", "", "Skyrocket: listen on this IP only (default: every interface, as Java)")
+	fs.StringVar(&o.logLevel, "log-level", server.DefaultLogLevel(), "Skyrocket: log level (trace, debug, info, warn, error; env "+server.LogLevelEnv+")")
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	if err := fs.Parse(args); err != nil {
+		return nil, fs, err
+	}
+	fs.Visit(func(f *flag.Flag) { o.namesrvSet = o.namesrvSet || f.Name == "n" || f.Name == "namesrvAddr" })
+	return o, fs, nil
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, fs, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	if o.help {
+		fmt.Fprint(stdout, usage) // Java's HelpFormatter prints to stdout
+		return 0
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "mqbroker: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 1
+	}
+	log, err := server.NewConsoleLogger(stderr, o.logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "mqbroker:", err)
+		return 1
+	}
+	cfg, err := loadConfig(o, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mqbroker:", err)
+		return 1
+	}
+	switch {
+	case o.print:
+		return exitOnPrint(cfg.Print(stdout), stderr)
+	case o.printImportant:
+		return exitOnPrint(cfg.PrintImportant(stdout), stderr)
+	}
+
+	opts, err := server.BrokerOptions(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "mqbroker:", err)
+		return 1
+	}
+	for _, w := range server.IneffectiveBrokerProperties(cfg) {
+		log.Warn().Str("property", w.Key).Str("value", w.Value).Str("why", w.Reason).Msg("property has no effect in Skyrocket")
+	}
+	if cfg.Store.BrokerRole != configs.AsyncMaster {
+		log.Warn().Str("brokerRole", cfg.Store.BrokerRole.String()).
+			Msg("master/slave replication is not built yet: a SLAVE serves only its local store and a SYNC_MASTER acknowledges without a slave")
+	}
+	if o.bind != "" {
+		if net.ParseIP(o.bind) == nil {
+			fmt.Fprintf(stderr, "mqbroker: -bind %q is not an IP address\n", o.bind)
+			return 1
+		}
+		opts.ListenAddr = net.JoinHostPort(o.bind, strconv.Itoa(int(cfg.Server.ListenPort)))
+	}
+	opts.Logger = log
+	node, err := server.Start(nil, &opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "mqbroker:", err)
+		return 1
+	}
+	// Java's tip (BrokerStartup#start), which start scripts grep for; then where it listens.
+	tip := fmt.Sprintf("The broker[%s, %s] boot success. serializeType=JSON", cfg.Broker.BrokerName, node.Broker.Addr())
+	if cfg.Broker.NamesrvAddr != "" {
+		tip += " and name server is " + cfg.Broker.NamesrvAddr
+	}
+	fmt.Fprintln(stdout, tip)
+	fmt.Fprintf(stdout, "listening on %s, store %s\n", strings.Join(node.Broker.ListenAddrs(), " "), cfg.Store.StorePathRootDir)
+
+	if err := node.Run(ctx); err != nil {
+		log.Error().Err(err).Msg("shutdown")
+		return 1
+	}
+	return 0
+}
+
+// loadConfig builds the configuration as BrokerStartup does: Java's defaults, the -c
+// file, -n, then Resolve.
+func loadConfig(o *options, log zerolog.Logger) (*configs.Broker, error) {
+	cfg := configs.NewBroker()
+	if o.configFile != "" {
+		unknown, err := cfg.LoadFile(o.configFile)
+		for _, k := range unknown {
+			log.Warn().Str("file", o.configFile).Str("property", k).Msg("unknown property ignored (as Java ignores it)")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bad config %s: %w", o.configFile, err)
+		}
+	}
+	if o.namesrvSet {
+		cfg.Broker.NamesrvAddr = o.namesrv
+	}
+	if err := cfg.Resolve(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func exitOnPrint(err error, stderr io.Writer) int {
+	if err != nil {
+		fmt.Fprintln(stderr, "mqbroker:", err)
+		return 1
+	}
+	return 0
+}
