@@ -1,154 +1,146 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 )
 
-// TestStore_OpenJavaStore opens each store directory written by Java 4.9.x under
-// testdata/java-store* (produced by conformance/java; see its README) on a copy, reads
-// every ConsumeQueue unit back through GetMessage and checks the records. When the
-// fixture's manifest.json lists messages (topic, queueId, body), they must all be there.
-// It is skipped until the fixture exists.
+// TestStore_OpenJavaStore opens, on a copy, each store directory that a Java 4.9.x
+// broker wrote under testdata/java-store/ (conformance/java/make-java-store.sh: "clean"
+// after a normal shutdown, "running" copied while the broker ran, with its abort file),
+// and reads back every message of its manifest.json: queue offset, CommitLog offset,
+// body (SHA-256, after undoing the producer's compression), tags, UNIQ_KEY, offset
+// msgId, and the index lookup by UNIQ_KEY. It is skipped until the fixture exists.
 func TestStore_OpenJavaStore(t *testing.T) {
-	dirs, _ := filepath.Glob("testdata/java-store*")
-	found := false
-	for _, dir := range dirs {
-		if st, err := os.Stat(filepath.Join(dir, "commitlog")); err != nil || !st.IsDir() {
-			continue
-		}
-		found = true
-		t.Run(filepath.Base(dir), func(t *testing.T) { checkJavaStore(t, dir) })
+	fixture := "testdata/java-store"
+	if d := os.Getenv("SKYROCKET_JAVA_STORE"); d != "" { // another Java-written store, same layout
+		fixture = d
 	}
-	if !found {
-		t.Skip("no Java-written store fixture under store/testdata/java-store yet")
+	dirs, _ := filepath.Glob(filepath.Join(fixture, "*", "commitlog"))
+	if len(dirs) == 0 {
+		t.Skip("no Java-written store under store/testdata/java-store yet")
+	}
+	conf := readJavaProperties(t, filepath.Join(fixture, "broker.conf"))
+	manifest := readJavaManifest(t, filepath.Join(fixture, "manifest.json"))
+	for _, d := range dirs {
+		dir := filepath.Dir(d)
+		t.Run(filepath.Base(dir), func(t *testing.T) { checkJavaStore(t, dir, conf, manifest) })
 	}
 }
 
-func firstFileSize(t *testing.T, pattern string) int64 {
-	t.Helper()
-	files, _ := filepath.Glob(pattern)
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-			return st.Size()
-		}
-	}
-	return 0
-}
-
-func checkJavaStore(t *testing.T, src string) {
-	c := DefaultConfig(t.TempDir())
-	copyDir(t, src, c.RootDir)
-	_ = os.Remove(filepath.Join(c.RootDir, "lock"))
-	c.MappedFileSizeCommitLog = firstFileSize(t, filepath.Join(c.RootDir, "commitlog", "*"))
-	if n := firstFileSize(t, filepath.Join(c.RootDir, "consumequeue", "*", "*", "*")); n > 0 {
-		c.MappedFileSizeConsumeQueue = n
-	}
-	c.MessageIndexEnable = false
-	if n := firstFileSize(t, filepath.Join(c.RootDir, "index", "*")); n > 40 && (n-40)%84 == 0 {
-		// Java's default maxIndexNum is 4 x maxHashSlotNum.
-		c.MessageIndexEnable = true
-		c.MaxHashSlotNum = int((n - 40) / 84)
-		c.MaxIndexNum = 4 * c.MaxHashSlotNum
-	}
-	s, err := Open(c)
+func readJavaProperties(t *testing.T, path string) map[string]string {
+	out := map[string]string{}
+	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("Open a Java store: %v", err)
+		t.Fatalf("fixture without broker.conf: %v", err)
 	}
-	defer s.Close()
-	got := map[cqKey][]string{}
-	for _, topic := range s.Topics() {
-		queues, _ := os.ReadDir(filepath.Join(c.RootDir, "consumequeue", topic))
-		for _, q := range queues {
-			id, err := strconv.Atoi(q.Name())
-			if err != nil {
-				continue
-			}
-			qid := int32(id)
-			for off := s.MinOffsetInQueue(topic, qid); off < s.MaxOffsetInQueue(topic, qid); {
-				r := s.GetMessage("g", topic, qid, off, 32, nil)
-				if r.Status != GetFound {
-					t.Fatalf("%s/%d at %d: %v", topic, qid, off, r.Status)
-				}
-				for i, b := range r.Buffers {
-					rec, err := message.DecodeRecord(b)
-					if err != nil || !rec.CRCValid() || string(rec.Topic) != topic || rec.QueueID != qid || rec.QueueOffset != r.QueueOffsets[i] {
-						t.Fatalf("%s/%d record %d: %+v %v", topic, qid, r.QueueOffsets[i], rec, err)
-					}
-					body := rec.Body
-					if rec.SysFlag&message.FlagCompressed != 0 { // the broker stores what the producer compressed
-						if zr, err := zlib.NewReader(bytes.NewReader(body)); err == nil {
-							if plain, err := io.ReadAll(zr); err == nil {
-								body = plain
-							}
-						}
-					}
-					got[cqKey{topic, qid}] = append(got[cqKey{topic, qid}], string(body))
-				}
-				off = r.NextBeginOffset
-				r.Release()
-			}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
-	}
-	if len(got) == 0 {
-		t.Fatal("no message read from the Java store")
-	}
-	want := readManifest(t, filepath.Join(src, "manifest.json"))
-	if want == nil {
-		t.Logf("manifest.json not understood: checked %d queues structurally only", len(got))
-		return
-	}
-	for k, bodies := range want {
-		have := map[string]int{}
-		for _, b := range got[k] {
-			have[b]++
-		}
-		for _, b := range bodies {
-			if have[b] == 0 {
-				t.Errorf("%s/%d: message %q from the manifest not read back", k.topic, k.queueID, b)
-			}
-			have[b]--
-		}
-	}
-}
-
-// readManifest understands a JSON array of messages, or an object whose "messages"
-// field is one, each with "topic", "queueId" and a string "body"; nil otherwise.
-func readManifest(t *testing.T, path string) map[cqKey][]string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var list []map[string]any
-	if json.Unmarshal(raw, &list) != nil {
-		var obj struct {
-			Messages []map[string]any `json:"messages"`
-		}
-		if json.Unmarshal(raw, &obj) != nil {
-			return nil
-		}
-		list = obj.Messages
-	}
-	out := map[cqKey][]string{}
-	for _, m := range list {
-		topic, ok1 := m["topic"].(string)
-		qid, ok2 := m["queueId"].(float64)
-		body, ok3 := m["body"].(string)
-		if !ok1 || !ok2 || !ok3 {
-			continue
-		}
-		out[cqKey{topic, int32(qid)}] = append(out[cqKey{topic, int32(qid)}], body)
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
+}
+
+type javaManifestMessage struct {
+	Topic           string `json:"topic"`
+	QueueID         int32  `json:"queueId"`
+	QueueOffset     int64  `json:"queueOffset"`
+	CommitLogOffset int64  `json:"commitLogOffset"`
+	Tags            string `json:"tags"`
+	BodyLength      int    `json:"bodyLength"`
+	BodySha256      string `json:"bodySha256"`
+	UniqKey         string `json:"uniqKey"`
+	OffsetMsgID     string `json:"offsetMsgId"`
+}
+
+func readJavaManifest(t *testing.T, path string) []javaManifestMessage {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("fixture without manifest.json: %v", err)
+	}
+	var m struct {
+		Messages []javaManifestMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil || len(m.Messages) == 0 {
+		t.Fatalf("manifest.json: %v (%d messages)", err, len(m.Messages))
+	}
+	return m.Messages
+}
+
+func checkJavaStore(t *testing.T, src string, conf map[string]string, manifest []javaManifestMessage) {
+	c := DefaultConfig(t.TempDir())
+	copyDir(t, src, c.RootDir)
+	num := func(k string, def int64) int64 {
+		if v, err := strconv.ParseInt(conf[k], 10, 64); err == nil {
+			return v
+		}
+		return def
+	}
+	c.MappedFileSizeCommitLog = num("mappedFileSizeCommitLog", c.MappedFileSizeCommitLog)
+	c.MappedFileSizeConsumeQueue = num("mappedFileSizeConsumeQueue", c.MappedFileSizeConsumeQueue)
+	c.MaxHashSlotNum = int(num("maxHashSlotNum", int64(c.MaxHashSlotNum)))
+	c.MaxIndexNum = int(num("maxIndexNum", int64(c.MaxIndexNum)))
+	s, err := Open(c)
+	if err != nil {
+		t.Fatalf("Open the Java store: %v", err)
+	}
+	defer s.Close()
+	for i, m := range manifest {
+		r := s.GetMessage("g", m.Topic, m.QueueID, m.QueueOffset, 1, nil)
+		if r.Status != GetFound {
+			t.Fatalf("message %d (%s/%d@%d): %v", i, m.Topic, m.QueueID, m.QueueOffset, r.Status)
+		}
+		rec, err := message.DecodeRecord(r.Buffers[0])
+		if err != nil || !rec.CRCValid() {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		body := rec.Body
+		if rec.SysFlag&message.FlagCompressed != 0 {
+			zr, err := zlib.NewReader(bytes.NewReader(body))
+			if err == nil {
+				body, err = io.ReadAll(zr)
+			}
+			if err != nil {
+				t.Fatalf("message %d: inflate: %v", i, err)
+			}
+		}
+		sum := sha256.Sum256(body)
+		tags, _ := rec.Property(message.PropertyTags)
+		uniq, _ := rec.Property(message.PropertyUniqClientMessageIDKeyIdx)
+		if rec.PhysicalOffset != m.CommitLogOffset || len(body) != m.BodyLength ||
+			!strings.EqualFold(hex.EncodeToString(sum[:]), m.BodySha256) || string(tags) != m.Tags ||
+			string(uniq) != m.UniqKey || rec.OffsetMsgID() != m.OffsetMsgID {
+			t.Fatalf("message %d: read %+v, manifest %+v", i, rec, m)
+		}
+		r.Release()
+		if m.UniqKey != "" && s.index != nil {
+			q := s.QueryMessage(m.Topic, m.UniqKey, 32, 0, 1<<62)
+			hit := false
+			for _, b := range q.Buffers {
+				if rr, err := message.DecodeRecord(b); err == nil && rr.PhysicalOffset == m.CommitLogOffset {
+					hit = true
+				}
+			}
+			q.Release()
+			if !hit {
+				t.Errorf("message %d: UNIQ_KEY %s not found in the index", i, m.UniqKey)
+			}
+		}
+	}
 }
