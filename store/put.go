@@ -74,6 +74,10 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 	tran := message.TransactionType(m.SysFlag)
 
 	s.putMu.Lock()
+	if s.closed.Load() {
+		s.putMu.Unlock()
+		return s.failPut(PutServiceNotAvailable, fmt.Errorf("%w: %w", ErrServiceNotAvailable, ErrClosed))
+	}
 	now := s.nowMs()
 	s.lockBeginMs.Store(now)
 	mf, pos, st, err := s.reserve(size)
@@ -180,6 +184,10 @@ func (s *Store) PutMessages(m *message.Message, batch []byte) (PutResult, error)
 
 	offsets := make([]int64, 0, n)
 	s.putMu.Lock()
+	if s.closed.Load() {
+		s.putMu.Unlock()
+		return s.failPut(PutServiceNotAvailable, fmt.Errorf("%w: %w", ErrServiceNotAvailable, ErrClosed))
+	}
 	now := s.nowMs()
 	s.lockBeginMs.Store(now)
 	mf, pos, st, rerr := s.reserve(total)

@@ -70,6 +70,9 @@ func (s *Store) AppendToCommitLog(startOffset int64, data []byte) error {
 	}
 	s.putMu.Lock()
 	defer s.putMu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
 	end := s.cl.maxOffset()
 	empty := s.cl.last() == nil
 	if (!empty && startOffset != end) || (empty && startOffset%s.clSize != 0) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 )
@@ -67,5 +68,34 @@ func TestStore_MessageByOffset(t *testing.T) {
 	}
 	if _, _, err := s.MessageByOffset(r.WroteOffset + 3); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("bad offset: %v", err)
+	}
+}
+
+func TestStore_Close_WhileProducing(t *testing.T) {
+	s := openStore(t, testConfig(t))
+	done := make(chan int)
+	go func() {
+		n := 0
+		for {
+			r, err := s.PutMessage(testMessage("T", 0, "x", ""))
+			if err != nil {
+				if r.Status != PutServiceNotAvailable || !errors.Is(err, ErrClosed) {
+					t.Errorf("put after close: %v %v", r.Status, err)
+				}
+				done <- n
+				return
+			}
+			n++
+		}
+	}()
+	eventually(t, 5*time.Second, "some puts", func() bool { return s.MaxPhyOffset() > 10000 })
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := <-done
+	s2 := openStore(t, s.cfg)
+	defer s2.Close()
+	if got := s2.MaxOffsetInQueue("T", 0); got != int64(n) {
+		t.Fatalf("%d puts succeeded, %d stored", n, got)
 	}
 }
