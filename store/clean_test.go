@@ -12,6 +12,7 @@ import (
 
 func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 	c := testConfig(t)
+	c.MappedFileSizeConsumeQueue = 2000 * cqUnitSize // one ConsumeQueue file: only the CommitLog needs space
 	var full atomic.Bool
 	c.fallocate = func(f *os.File, size int64) error {
 		if full.Load() {
@@ -25,6 +26,7 @@ func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 	var failed int
 	for i := 0; i < 1000; i++ {
 		if i == 300 {
+			waitDispatched(t, s)
 			full.Store(true) // the disk fills up while the first file is being written
 		}
 		r, err := s.PutMessage(testMessage("TopicF", 0, body(i), ""))
@@ -33,8 +35,6 @@ func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 			stored = append(stored, body(i))
 		case r.Status == PutCreateMappedFileFailed && errors.Is(err, ErrCreateMappedFile) && errors.Is(err, syscall.ENOSPC):
 			failed++
-		case r.Status == PutServiceNotAvailable && errors.Is(err, ErrServiceNotAvailable):
-			failed++ // a ConsumeQueue file could not be created: dispatch holds puts back
 		default:
 			t.Fatalf("put %d: %v %v", i, r.Status, err)
 		}
@@ -47,13 +47,8 @@ func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 			t.Fatalf("leftover file %q after failed creations", n)
 		}
 	}
-	full.Store(false) // space returns: dispatch catches up, the next put creates the file
-	var r PutResult
-	eventually(t, 5*time.Second, "puts accepted again", func() bool {
-		var err error
-		r, err = s.PutMessage(testMessage("TopicF", 0, "after", ""))
-		return err == nil
-	})
+	full.Store(false) // space returns: the next put creates the file
+	r := mustPut(t, s, testMessage("TopicF", 0, "after", ""))
 	if r.WroteOffset < c.MappedFileSizeCommitLog || r.QueueOffset != int64(len(stored)) {
 		t.Fatalf("put after recovery at %d, queue offset %d", r.WroteOffset, r.QueueOffset)
 	}
@@ -65,6 +60,53 @@ func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 	for i := range stored {
 		if got[i] != stored[i] {
 			t.Fatalf("message %d = %q, want %q", i, got[i], stored[i])
+		}
+	}
+}
+
+func TestStore_FullDisk_ConsumeQueueFileFails_PutsHeldUntilSpace(t *testing.T) {
+	c := testConfig(t) // 100-unit ConsumeQueue files
+	var full atomic.Bool
+	c.fallocate = func(f *os.File, size int64) error {
+		if full.Load() && size == c.MappedFileSizeConsumeQueue {
+			return syscall.ENOSPC
+		}
+		return preallocate(f, size)
+	}
+	s := openStore(t, c)
+	defer s.Close()
+	for i := 0; i < 100; i++ {
+		mustPut(t, s, testMessage("TopicF", 0, body(i), ""))
+	}
+	waitDispatched(t, s)
+	full.Store(true)
+	// Stored; its unit needs a new ConsumeQueue file. Puts are accepted until dispatch
+	// finds out, then refused.
+	n := 100
+	eventually(t, 5*time.Second, "puts refused", func() bool {
+		r, err := s.PutMessage(testMessage("TopicF", 0, body(n), ""))
+		if err == nil {
+			n++
+			return false
+		}
+		if r.Status != PutServiceNotAvailable || !errors.Is(err, ErrServiceNotAvailable) {
+			t.Fatalf("put: %v %v", r.Status, err)
+		}
+		return true
+	})
+	full.Store(false) // dispatch retries every second, then puts are accepted again
+	eventually(t, 5*time.Second, "puts accepted", func() bool {
+		_, err := s.PutMessage(testMessage("TopicF", 0, body(n), ""))
+		return err == nil
+	})
+	waitDispatched(t, s)
+	got := bodies(t, s, "TopicF", 0)
+	if len(got) != n+1 {
+		t.Fatalf("%d messages after space returned, want %d", len(got), n+1)
+	}
+	for i := range got {
+		if got[i] != body(i) {
+			t.Fatalf("message %d = %q", i, got[i])
 		}
 	}
 }

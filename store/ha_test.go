@@ -41,6 +41,7 @@ func TestHA_AppendToCommitLog_SlaveDispatches(t *testing.T) {
 		mustPut(t, master, testMessage("TopicH", int32(i%2), body(i), "KEYS\x01k"+body(i)))
 	}
 	replicate(t, master, slave, r)
+	waitDispatched(t, master)
 	waitDispatched(t, slave)
 	for q := int32(0); q < 2; q++ {
 		m, s := bodies(t, master, "TopicH", q), bodies(t, slave, "TopicH", q)
