@@ -17,32 +17,18 @@ import (
 )
 
 // pushConsume starts a clustering push consumer of topic from the first offset; fn sees
-// every delivery and decides the result.
+// every delivery and decides its result (one failing message fails its batch).
 func pushConsume(t *testing.T, ns, group, topic string, fn func(*primitive.MessageExt) consumer.ConsumeResult, opts ...consumer.Option) {
 	t.Helper()
-	all := append([]consumer.Option{consumer.WithGroupName(group), consumer.WithInstance(unique("c")),
-		consumer.WithNsResolver(primitive.NewPassthroughResolver([]string{ns})),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset)}, opts...)
-	pc, err := consumer.NewPushConsumer(all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pc.Subscribe(topic, consumer.MessageSelector{Type: consumer.TAG, Expression: "*"},
-		func(_ context.Context, ms ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
-			res := consumer.ConsumeSuccess
-			for _, m := range ms {
-				if fn(m) == consumer.ConsumeRetryLater {
-					res = consumer.ConsumeRetryLater
-				}
+	startPushConsumer(t, ns, group, topic, all, func(_ context.Context, ms ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+		res := consumer.ConsumeSuccess
+		for _, m := range ms {
+			if fn(m) == consumer.ConsumeRetryLater {
+				res = consumer.ConsumeRetryLater
 			}
-			return res, nil
-		}); err != nil {
-		t.Fatal(err)
-	}
-	if err := pc.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pc.Shutdown() })
+		}
+		return res, nil
+	}, opts...)
 }
 
 // deliveries records what a consumer saw, with the local receive time.
