@@ -101,6 +101,7 @@ func checkJavaStore(t *testing.T, src string, conf map[string]string, manifest [
 		t.Fatalf("Open the Java store: %v", err)
 	}
 	defer s.Close()
+	defer func() { t.Logf("%d manifest messages read back", len(manifest)) }()
 	for i, m := range manifest {
 		r := s.GetMessage("g", m.Topic, m.QueueID, m.QueueOffset, 1, nil)
 		if r.Status != GetFound {
