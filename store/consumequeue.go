@@ -161,8 +161,8 @@ func (cq *consumeQueue) putPosition(phyOffset int64, size int32, tagsCode, cqOff
 		if expect < current {
 			return true, nil // Java: "Build consume queue repeatedly"
 		}
-		// expect > current is logged by Java as "[BUG]logic queue order maybe wrong" and
-		// written anyway at the write position; we do the same.
+		// expect > current ("[BUG]logic queue order maybe wrong" in Java) cannot happen
+		// with one dispatcher; like Java, the unit is written at the write position.
 	}
 	var unit [cqUnitSize]byte
 	putUnit(unit[:], CQUnit{PhyOffset: phyOffset, Size: size, TagsCode: tagsCode})

@@ -141,7 +141,12 @@ func (s *Store) dispatchRecord(r *message.Record, doCQ, doIndex, notify bool) er
 	if doIndex && s.index != nil {
 		if err := s.index.build(r); err != nil {
 			// The index only serves QUERY_MESSAGE: losing entries must not stop dispatch.
-			s.log.Error().Err(err).Int64("offset", r.PhysicalOffset).Msg("build index")
+			if !s.indexErr.Swap(true) {
+				s.log.Error().Err(err).Int64("offset", r.PhysicalOffset).Msg("build index: keys are not indexed until it works again")
+			}
+		} else if s.indexErr.Load() {
+			s.indexErr.Store(false)
+			s.log.Info().Int64("offset", r.PhysicalOffset).Msg("index building again")
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
@@ -206,10 +207,7 @@ func (s *Store) readQueue(r *GetResult, cq *consumeQueue, offset int64, maxMsgNu
 
 func (s *Store) rollNextFile(offset int64) int64 { return offset + s.clSize - offset%s.clSize }
 
-func storeMax(v interface {
-	Load() int64
-	CompareAndSwap(old, new int64) bool
-}, x int64) {
+func storeMax(v *atomic.Int64, x int64) {
 	for {
 		old := v.Load()
 		if x <= old || v.CompareAndSwap(old, x) {

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,3 +115,16 @@ func touchAbort(t testing.TB, c Config) {
 }
 
 func body(i int) string { return fmt.Sprintf("body-%04d", i) }
+
+// crashForTest stops the services and drops everything without flushing, removing the
+// abort file or writing the checkpoint: what a kill -9 leaves (the page cache keeps
+// what was written to the mappings).
+func (s *Store) crashForTest() {
+	if !s.closed.CompareAndSwap(false, true) {
+		return
+	}
+	close(s.stop)
+	s.wg.Wait()
+	_ = syscall.Munmap(s.ckpt.data)
+	s.releaseAll()
+}

@@ -239,7 +239,7 @@ func (q *mappedQueue) truncateDirty(offset int64) error {
 	return firstErr
 }
 
-// removeFirst drops files from the head of the list (they must be the first ones).
+// removeFiles drops the given files from the list (they stay mapped for their holders).
 func (q *mappedQueue) removeFiles(files []*mappedFile) {
 	if len(files) == 0 {
 		return

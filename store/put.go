@@ -108,6 +108,7 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 	s.putMu.Unlock()
 
 	s.wakeDispatch()
+	storeMax(&s.stats.putMaxMs, s.nowMs()-now)
 	s.stats.putTimes.Add(1)
 	s.stats.putBytes.Add(int64(size))
 	return PutResult{Status: PutOK, WroteOffset: phys, WroteBytes: int32(size), QueueOffset: recordOffset,

@@ -49,6 +49,7 @@ type Store struct {
 	reputFrom    atomic.Int64
 	dispatchWake chan struct{}
 	dispatchErr  atomic.Bool // a ConsumeQueue could not be written: refuse puts until it can
+	indexErr     atomic.Bool // the index could not be written (logged once)
 
 	flushWake   chan struct{}
 	flushMu     sync.Mutex
@@ -107,6 +108,9 @@ func Open(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	if err := s.load(); err != nil {
+		if s.ckpt != nil {
+			_ = syscall.Munmap(s.ckpt.data)
+		}
 		s.releaseAll()
 		return nil, err
 	}
@@ -287,19 +291,6 @@ func (s *Store) releaseAll() {
 		s.lockFile.Close()
 		s.lockFile = nil
 	}
-}
-
-// crashForTest stops the services and drops everything without flushing, removing the
-// abort file or writing the checkpoint: what a kill -9 leaves (the page cache keeps
-// what was written to the mappings).
-func (s *Store) crashForTest() {
-	if !s.closed.CompareAndSwap(false, true) {
-		return
-	}
-	close(s.stop)
-	s.wg.Wait()
-	_ = syscall.Munmap(s.ckpt.data)
-	s.releaseAll()
 }
 
 // Topics returns the topics that have a ConsumeQueue, sorted.
