@@ -6,6 +6,8 @@
 #   run.sh golden-check    regenerate every golden into a temp dir and diff against the repo
 #   run.sh golden          regenerate every golden in place (then review and commit the diff)
 #   run.sh java-store      re-create store/testdata/java-store with the Java 4.9.7 servers
+#   run.sh java-store-check  start a Java broker on a copy of each java-store snapshot and read
+#                          every manifest message back with the Java client
 #   run.sh smoke           start the Java servers (javaservers.sh), send + consume one message, stop
 #
 # Later steps (Java client scenarios, the mqadmin matrix) are added to STEPS and DEFAULT_STEPS.
@@ -57,6 +59,10 @@ step_golden_check() {
 
 step_java_store() {
   "$JAVA_DIR/make-java-store.sh"
+}
+
+step_java_store_check() {
+  "$JAVA_DIR/make-java-store.sh" verify
 }
 
 step_smoke() {
