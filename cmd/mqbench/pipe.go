@@ -1,0 +1,434 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skyrocket-mq/skyrocket/codec"
+	"github.com/skyrocket-mq/skyrocket/protocol"
+)
+
+// workload builds the requests of one connection and judges their responses. A
+// connection has a fixed number of slots (its in-flight window); each slot has at most
+// one request outstanding. Produce and route use slots as interchangeable window
+// places; consume binds one queue to each slot, as a push consumer keeps one pull in
+// flight per queue.
+type workload interface {
+	// request appends the frame for slot, with the given opaque, to dst and returns
+	// what the request carries (messages or queries). ok=false: nothing more to send.
+	request(dst []byte, slot int, opaque int32) (out []byte, n int, ok bool)
+	// response judges the response to slot's request of n messages; frame is the whole
+	// frame after the length word and may be decoded in place.
+	response(slot int, h respHeader, n int, frame []byte) outcome
+}
+
+// fencer is implemented by workloads whose requests may be oneway: fence appends one
+// request that is answered, so the end of the run can wait until the server has
+// processed everything sent before it on the connection.
+type fencer interface {
+	fence(dst []byte, opaque int32) []byte
+}
+
+// outcome of one response.
+type outcome struct {
+	msgs, bytes int64
+	status      outcomeStatus
+	err         string // for outcomeFail: the error's name when it is not the response code
+}
+
+type outcomeStatus uint8
+
+const (
+	outcomeOK    outcomeStatus = iota
+	outcomeEmpty               // an answer that carries nothing and is no error (PULL_NOT_FOUND)
+	outcomeFail                // counted as an error by response code
+)
+
+// runState is shared by every connection of a run.
+type runState struct {
+	base      time.Time
+	stopCh    chan struct{}
+	stopOnce  sync.Once
+	measuring atomic.Bool
+
+	// limit > 0 stops the run when this many messages completed while measuring.
+	limit     int64
+	completed atomic.Int64
+	// budget, when limited, is how many more messages may be sent while measuring.
+	limited bool
+	budget  atomic.Int64
+}
+
+func newRunState(limit int64) *runState {
+	r := &runState{base: time.Now(), stopCh: make(chan struct{}), limit: limit, limited: limit > 0}
+	r.budget.Store(limit)
+	return r
+}
+
+func (r *runState) now() int64 { return int64(time.Since(r.base)) }
+
+func (r *runState) stop() { r.stopOnce.Do(func() { close(r.stopCh) }) }
+
+func (r *runState) stopped() bool {
+	select {
+	case <-r.stopCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// reserve takes n messages from the send budget. Before measurement starts (warm-up)
+// the budget is not charged.
+func (r *runState) reserve(n int) bool {
+	if !r.limited || !r.measuring.Load() {
+		return true
+	}
+	if r.budget.Add(-int64(n)) >= 0 {
+		return true
+	}
+	r.budget.Add(int64(n))
+	return false
+}
+
+// connStats are one connection's counts; the reader owns them, the writer owns the
+// oneway counts. They are read after both goroutines ended.
+type connStats struct {
+	hist        *histogram
+	msgs, bytes int64
+	requests    int64
+	empty       int64
+	codes       map[int32]int64 // failed responses by code
+	errs        map[string]int64 // failed responses the client could not use
+	stray       int64           // responses matching no outstanding request
+	connErr     error
+	lost        int64 // requests outstanding when the connection failed or the run ended
+	onewayMsgs  int64
+	onewayBytes int64
+	onewayReqs  int64
+}
+
+type slotState struct {
+	opaque atomic.Int32
+	sentAt atomic.Int64
+	n      atomic.Int32
+}
+
+// pipe is one pipelined connection: a writer goroutine that fills the window and writes
+// every ready frame in one write, and a reader goroutine that matches responses by
+// opaque. Opaques carry the slot in their low bits.
+type pipe struct {
+	id       int
+	nc       net.Conn
+	w        workload
+	run      *runState
+	window   int
+	slotBits uint
+	slots    []slotState // window slots, then the fence slot
+	free     chan int
+	inflight atomic.Int64
+	coalesce bool // write every ready frame in one write (async); false: one write per request (sync)
+	oneway   bool // requests are not answered: slots come back once written
+	maxFrame int
+
+	dead     chan struct{}
+	deadOnce sync.Once
+	fenced   chan struct{}
+	wdone    chan struct{}
+	rdone    chan struct{}
+
+	seq   uint32
+	stats connStats
+	wErr  error
+}
+
+const maxCoalesce = 256 << 10 // bytes per write when coalescing
+
+func newPipe(id int, nc net.Conn, w workload, run *runState, window int, coalesce, oneway bool) *pipe {
+	bitsNeeded := uint(bits.Len(uint(window))) // room for slots 0..window (the fence)
+	p := &pipe{
+		id: id, nc: nc, w: w, run: run, window: window, slotBits: bitsNeeded,
+		slots: make([]slotState, window+1), free: make(chan int, window),
+		coalesce: coalesce, oneway: oneway, maxFrame: codec.DefaultMaxFrameSize,
+		dead: make(chan struct{}), fenced: make(chan struct{}), wdone: make(chan struct{}), rdone: make(chan struct{}),
+	}
+	p.stats.hist = newHistogram()
+	p.stats.codes = map[int32]int64{}
+	p.stats.errs = map[string]int64{}
+	for i := range window {
+		p.free <- i
+	}
+	return p
+}
+
+func (p *pipe) start() {
+	go p.readLoop()
+	go p.writeLoop()
+}
+
+func (p *pipe) die(err error) {
+	p.deadOnce.Do(func() {
+		if p.stats.connErr == nil && !p.run.stopped() {
+			p.stats.connErr = err
+		}
+		close(p.dead)
+	})
+}
+
+func (p *pipe) nextOpaque(slot int) int32 {
+	for {
+		p.seq++
+		if op := int32(p.seq<<p.slotBits | uint32(slot)); op != 0 { // 0 marks an answered slot
+			return op
+		}
+	}
+}
+
+func (p *pipe) take() (int, bool) {
+	select {
+	case <-p.run.stopCh:
+		return 0, false
+	case <-p.dead:
+		return 0, false
+	default:
+	}
+	select {
+	case s := <-p.free:
+		return s, true
+	case <-p.run.stopCh:
+		return 0, false
+	case <-p.dead:
+		return 0, false
+	}
+}
+
+func (p *pipe) writeLoop() {
+	defer close(p.wdone)
+	buf := make([]byte, 0, 64<<10)
+	batch := make([]int, 0, p.window)
+	for {
+		s, ok := p.take()
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], s)
+		buf = buf[:0]
+		done := false
+		for i := 0; i < len(batch); i++ {
+			slot := batch[i]
+			op := p.nextOpaque(slot)
+			out, n, ok := p.w.request(buf, slot, op)
+			if !ok {
+				p.free <- slot
+				batch = batch[:i]
+				done = true
+				break
+			}
+			buf = out
+			st := &p.slots[slot]
+			st.opaque.Store(op)
+			st.n.Store(int32(n))
+			if p.coalesce && len(buf) < maxCoalesce && len(batch) < p.window {
+				select {
+				case s := <-p.free:
+					batch = append(batch, s)
+				default:
+				}
+			}
+		}
+		if len(batch) > 0 {
+			now := p.run.now()
+			for _, slot := range batch {
+				p.slots[slot].sentAt.Store(now)
+			}
+			if !p.oneway {
+				p.inflight.Add(int64(len(batch)))
+			}
+			if _, err := p.nc.Write(buf); err != nil {
+				p.wErr = err
+				p.die(fmt.Errorf("write: %w", err))
+				return
+			}
+			if p.oneway {
+				measuring := p.run.measuring.Load()
+				var sent int64
+				for _, slot := range batch {
+					if measuring {
+						sent += int64(p.slots[slot].n.Load())
+						p.stats.onewayReqs++
+					}
+					p.free <- slot
+				}
+				p.stats.onewayMsgs += sent
+				if sent > 0 && p.run.limit > 0 && p.run.completed.Add(sent) >= p.run.limit {
+					p.run.stop()
+				}
+			}
+		}
+		if done {
+			return
+		}
+	}
+}
+
+// sendFence writes the fence request after the writer stopped.
+func (p *pipe) sendFence() error {
+	f, ok := p.w.(fencer)
+	if !ok {
+		close(p.fenced)
+		return nil
+	}
+	slot := p.window
+	op := p.nextOpaque(slot)
+	p.slots[slot].opaque.Store(op)
+	p.slots[slot].n.Store(0)
+	p.slots[slot].sentAt.Store(p.run.now())
+	p.inflight.Add(1)
+	if _, err := p.nc.Write(f.fence(nil, op)); err != nil {
+		p.die(fmt.Errorf("write fence: %w", err))
+		return err
+	}
+	return nil
+}
+
+func (p *pipe) readLoop() {
+	defer close(p.rdone)
+	br := bufio.NewReaderSize(p.nc, 128<<10)
+	var lenBuf [4]byte
+	frame := make([]byte, 4096)
+	for {
+		if _, err := io.ReadFull(br, lenBuf[:]); err != nil {
+			p.die(fmt.Errorf("read: %w", err))
+			return
+		}
+		size, err := codec.FrameSize(lenBuf[:], p.maxFrame)
+		if err != nil {
+			p.die(err)
+			return
+		}
+		if cap(frame) < size-4 {
+			frame = make([]byte, size-4)
+		}
+		frame = frame[:size-4]
+		if _, err := io.ReadFull(br, frame); err != nil {
+			p.die(fmt.Errorf("read: %w", err))
+			return
+		}
+		h, err := readHeader(frame)
+		if err != nil {
+			p.die(err)
+			return
+		}
+		if h.flag&protocol.FlagResponse == 0 {
+			continue // a request from the server (NOTIFY_CONSUMER_IDS_CHANGED, ...): not ours to measure
+		}
+		slot := int(uint32(h.opaque) & (1<<p.slotBits - 1))
+		if slot > p.window || p.slots[slot].opaque.Load() != h.opaque {
+			p.stats.stray++
+			continue
+		}
+		now := p.run.now()
+		st := &p.slots[slot]
+		st.opaque.Store(0) // a duplicate answer must not count twice
+		n := int(st.n.Load())
+		res := p.w.response(slot, h, n, frame)
+		p.inflight.Add(-1)
+		if slot == p.window { // the fence: it only says the server got this far
+			if res.status == outcomeFail {
+				p.stats.codes[h.code]++
+			}
+			close(p.fenced)
+			continue
+		}
+		if p.run.measuring.Load() {
+			p.stats.requests++
+			p.stats.hist.record(now - st.sentAt.Load())
+			switch res.status {
+			case outcomeOK:
+				p.stats.msgs += res.msgs
+				p.stats.bytes += res.bytes
+				if p.run.limit > 0 && p.run.completed.Add(res.msgs) >= p.run.limit {
+					p.run.stop()
+				}
+			case outcomeEmpty:
+				p.stats.empty++
+			case outcomeFail:
+				if res.err != "" {
+					p.stats.errs[res.err]++
+				} else {
+					p.stats.codes[h.code]++
+				}
+			}
+		}
+		p.free <- slot
+	}
+}
+
+// call sends one request on a connection no loop runs on yet and waits for its answer
+// (connection setup: heartbeats, probes). It reads exactly one frame at a time, so no
+// bytes are left buffered for the reader loop that follows.
+func call(nc net.Conn, req *protocol.Command, timeout time.Duration) (*protocol.Command, error) {
+	req.Flag &^= protocol.FlagResponse | protocol.FlagOneway
+	return callFrame(nc, codec.AppendFrame(nil, req), req.Opaque, timeout)
+}
+
+// callFrame writes an encoded request frame and waits for the response with its opaque.
+func callFrame(nc net.Conn, frame []byte, opaque int32, timeout time.Duration) (*protocol.Command, error) {
+	if err := nc.SetDeadline(time.Now().Add(timeout)); err != nil {
+		return nil, err
+	}
+	defer nc.SetDeadline(time.Time{})
+	if _, err := nc.Write(frame); err != nil {
+		return nil, err
+	}
+	var lenBuf [4]byte
+	for {
+		if _, err := io.ReadFull(nc, lenBuf[:]); err != nil {
+			return nil, err
+		}
+		size, err := codec.FrameSize(lenBuf[:], codec.DefaultMaxFrameSize)
+		if err != nil {
+			return nil, err
+		}
+		buf := make([]byte, size-4)
+		if _, err := io.ReadFull(nc, buf); err != nil {
+			return nil, err
+		}
+		resp, err := codec.DecodeOwned(buf)
+		if err != nil {
+			return nil, err
+		}
+		if resp.IsResponse() && resp.Opaque == opaque {
+			return resp, nil
+		}
+	}
+}
+
+// errResponse describes a non-success answer to a setup call.
+func errResponse(resp *protocol.Command) error {
+	return fmt.Errorf("%w: %s (%d) %q", errRefused, resp.ResponseCode(), resp.Code, resp.Remark)
+}
+
+// errRefused is returned when a setup request (heartbeat, probe, route lookup) is answered
+// with a failure code.
+var errRefused = errors.New("mqbench: request refused")
+
+func dial(addr string, timeout time.Duration) (net.Conn, error) {
+	nc, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+		_ = tc.SetReadBuffer(1 << 20)
+		_ = tc.SetWriteBuffer(1 << 20)
+	}
+	return nc, nil
+}

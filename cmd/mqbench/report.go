@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/skyrocket-mq/skyrocket/protocol"
+)
+
+// Result is one run's report; -json prints it as is.
+type Result struct {
+	Mode           string            `json:"mode"`
+	Name           string            `json:"name,omitempty"` // the target's name in a compare
+	Target         string            `json:"target"`
+	Settings       map[string]string `json:"settings"`
+	Seconds        float64           `json:"seconds"`
+	Messages       int64             `json:"messages"`
+	Requests       int64             `json:"requests"`
+	Bytes          int64             `json:"bytes"`
+	MsgsPerSec     float64           `json:"msgs_per_sec"`
+	MiBPerSec      float64           `json:"mib_per_sec"`
+	RequestsPerSec float64           `json:"requests_per_sec"`
+	Latency        *Latency          `json:"latency_ms,omitempty"`
+	Empty          int64             `json:"empty_responses,omitempty"`
+	Errors         map[string]int64  `json:"errors"`
+	ErrorCount     int64             `json:"error_count"`
+	ConnErrors     []string          `json:"connection_errors,omitempty"`
+	Server         *ProcReport       `json:"server,omitempty"`
+	Client         *ProcReport       `json:"client,omitempty"`
+	StartupMs      float64           `json:"startup_ms,omitempty"`
+	Notes          []string          `json:"notes,omitempty"`
+}
+
+// Latency is a latency summary in milliseconds.
+type Latency struct {
+	Count uint64  `json:"count"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+}
+
+func latencyOf(h *histogram) *Latency {
+	if h.count() == 0 {
+		return nil
+	}
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	return &Latency{
+		Count: h.count(), Mean: h.mean() / 1e6,
+		P50: ms(h.quantile(0.50)), P90: ms(h.quantile(0.90)), P99: ms(h.quantile(0.99)),
+		P999: ms(h.quantile(0.999)), Max: ms(h.max),
+	}
+}
+
+// codeKey names a response code in the errors map: "SYSTEM_BUSY(2)".
+func codeKey(code int32) string {
+	return fmt.Sprintf("%s(%d)", protocol.ResponseCode(code), code)
+}
+
+func (r *Result) addError(key string, n int64) {
+	if n == 0 {
+		return
+	}
+	if r.Errors == nil {
+		r.Errors = map[string]int64{}
+	}
+	r.Errors[key] += n
+	r.ErrorCount += n
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// writeText prints the human-readable report.
+func (r *Result) writeText(w io.Writer) {
+	var set []string
+	for _, k := range sortedKeys(r.Settings) {
+		set = append(set, k+"="+r.Settings[k])
+	}
+	name := ""
+	if r.Name != "" {
+		name = r.Name + " "
+	}
+	fmt.Fprintf(w, "mqbench %s %s-> %s  (%s)\n", r.Mode, name, r.Target, strings.Join(set, " "))
+	unit, rate := "messages", "msg/s"
+	if r.Mode == "route" {
+		unit, rate = "queries ", "queries/s"
+	}
+	if r.Seconds > 0 || r.Messages > 0 {
+		fmt.Fprintf(w, "  %s    %d answered in %.3f s (requests %d", unit, r.Messages, r.Seconds, r.Requests)
+		if r.Empty > 0 {
+			fmt.Fprintf(w, ", %d empty", r.Empty)
+		}
+		fmt.Fprintf(w, ")\n")
+		fmt.Fprintf(w, "  throughput  %.0f %s  %.2f MiB/s  %.0f req/s\n", r.MsgsPerSec, rate, r.MiBPerSec, r.RequestsPerSec)
+	}
+	if l := r.Latency; l != nil {
+		fmt.Fprintf(w, "  latency ms  p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  mean %.3f  (n=%d)\n",
+			l.P50, l.P90, l.P99, l.P999, l.Max, l.Mean, l.Count)
+	}
+	if r.Seconds > 0 || r.Messages > 0 {
+		if r.ErrorCount == 0 {
+			fmt.Fprintf(w, "  errors      none\n")
+		} else {
+			var parts []string
+			for _, k := range sortedKeys(r.Errors) {
+				parts = append(parts, fmt.Sprintf("%s=%d", k, r.Errors[k]))
+			}
+			fmt.Fprintf(w, "  errors      %d: %s\n", r.ErrorCount, strings.Join(parts, " "))
+		}
+	}
+	for _, e := range r.ConnErrors {
+		fmt.Fprintf(w, "  connection  %s\n", e)
+	}
+	if s := r.Server; s != nil {
+		if s.SampleError != "" {
+			fmt.Fprintf(w, "  server      pid %d: %s\n", s.PID, s.SampleError)
+		} else {
+			fmt.Fprintf(w, "  server      pid %d: %.2f CPU s (%.2f CPU s per million msgs, %.2f cores busy), peak RSS %.1f MiB (RSS %.1f -> %.1f MiB)\n",
+				s.PID, s.CPUSeconds, s.CPUSecPerMillion, s.CPUUtilization, s.PeakRSSMiB, s.RSSBeforeMiB, s.RSSAfterMiB)
+		}
+	}
+	if c := r.Client; c != nil && c.SampleError == "" {
+		fmt.Fprintf(w, "  client      %.2f CPU s (%.2f cores busy)\n", c.CPUSeconds, c.CPUUtilization)
+	}
+	if r.StartupMs > 0 {
+		fmt.Fprintf(w, "  startup     %.1f ms from exec to the first accepted request\n", r.StartupMs)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note        %s\n", n)
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
