@@ -190,7 +190,6 @@ func (l *consumeLoad) response(slot int, h respHeader, _ int, frame []byte) outc
 	return out
 }
 
-
 // consumerHello sends the consumer HEART_BEAT on nc and waits for SUCCESS.
 func consumerHello(nc net.Conn, st protocol.SerializeType, id, group, topic string, subVersion int64, timeout time.Duration) error {
 	hb := protocol.NewRequest(protocol.CodeHeartBeat)

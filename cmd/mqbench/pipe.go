@@ -105,9 +105,9 @@ type connStats struct {
 	msgs, bytes int64
 	requests    int64
 	empty       int64
-	codes       map[int32]int64 // failed responses by code
+	codes       map[int32]int64  // failed responses by code
 	errs        map[string]int64 // failed responses the client could not use
-	stray       int64           // responses matching no outstanding request
+	stray       int64            // responses matching no outstanding request
 	connErr     error
 	lost        int64 // requests outstanding when the connection failed or the run ended
 	onewayMsgs  int64

@@ -206,7 +206,6 @@ func probeSend(addr string, spec *sendSpec) error {
 	return nil
 }
 
-
 func (o *produceOpts) run(ctx context.Context) (*Result, error) {
 	spec := o.spec()
 	probe := func() error {

@@ -21,11 +21,11 @@ import (
 
 type routeOpts struct {
 	loadOpts
-	namesrv  string
-	topics   string
-	version  int
-	standin  bool
-	queues   int
+	namesrv string
+	topics  string
+	version int
+	standin bool
+	queues  int
 }
 
 func (o *routeOpts) flags(fs *flag.FlagSet) {
@@ -86,7 +86,9 @@ func (l *routeLoad) response(_ int, h respHeader, _ int, frame []byte) outcome {
 	return outcome{msgs: 1, bytes: int64(len(frame) - 4 - hlen)}
 }
 
-func be32(b []byte) uint32 { return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) }
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
 
 func newRouteCmd(st protocol.SerializeType, version int) *protocol.Command {
 	c := protocol.NewRequest(protocol.CodeGetRouteinfoByTopic)
@@ -157,7 +159,6 @@ func registerBroker(nc net.Conn, r *brokerRegistration, timeout time.Duration) e
 	}
 	return nil
 }
-
 
 // probeRoute is ready when the NameServer answers a route query at all (SUCCESS or
 // TOPIC_NOT_EXIST).

@@ -282,7 +282,6 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	}
 }
 
-
 func firstErr(errs ...error) error {
 	for _, e := range errs {
 		if e != nil {
