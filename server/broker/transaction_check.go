@@ -191,6 +191,12 @@ func (r *checkRound) run() bool {
 		}
 		needCheck := (!op.found && age > immunity) || (op.found && op.lastBorn-r.startMs > r.timeoutMs) || age <= -1
 		if !needCheck {
+			if !op.found {
+				// Not old enough and no op message left to read: Java re-reads the op
+				// queue in a busy loop until the message ages or its 60 s limit ends
+				// the round; the next round decides the same without the spin.
+				break
+			}
 			// Op messages remain unread: one of them may be this half message's.
 			if op, ok = r.fillOpRemoveMap(op.next, halfOffset); !ok {
 				return false

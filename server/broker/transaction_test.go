@@ -106,8 +106,7 @@ func (e *txEnv) invoke(req *protocol.Command) *protocol.Command {
 	return resp
 }
 
-// heartbeat registers the client as a producer of group. Its answer is also a barrier:
-// frames the broker wrote to this connection before it have been handled.
+// heartbeat registers the client as a producer of group.
 func (e *txEnv) heartbeat(group string) {
 	e.t.Helper()
 	req := protocol.NewRequest(protocol.CodeHeartBeat)
@@ -118,6 +117,18 @@ func (e *txEnv) heartbeat(group string) {
 	req.Body = body
 	if resp := e.invoke(req); resp.Code != int32(protocol.ResSuccess) {
 		e.t.Fatalf("heartbeat: %d %s", resp.Code, resp.Remark)
+	}
+}
+
+// barrier returns once every frame the broker queued for this connection before it was
+// called has been handled: the CHECK_TRANSACTION_STATE requests a round sent are
+// asynchronous writes, and so is the answer to a request served on a pool (here
+// GET_ALL_TOPIC_CONFIG), behind them in the event loop's FIFO task queue. (An inline
+// answer is written directly and may overtake them.)
+func (e *txEnv) barrier() {
+	e.t.Helper()
+	if resp := e.invoke(protocol.NewRequest(protocol.CodeGetAllTopicConfig)); resp.Code != int32(protocol.ResSuccess) {
+		e.t.Fatalf("barrier: %d %s", resp.Code, resp.Remark)
 	}
 }
 
@@ -448,7 +459,7 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 	e.waitQueue(TopicTransHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
-	e.heartbeat("PG") // barrier
+	e.barrier()
 	if n := e.checkCount(); n != 1 {
 		t.Fatalf("%d checks, want 1", n)
 	}
@@ -505,7 +516,7 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 
 	// The next round passes the committed copy and moves both offsets.
 	e.b.checkTransactions()
-	e.heartbeat("PG")
+	e.barrier()
 	if n := e.checkCount(); n != 1 {
 		t.Fatalf("a committed transaction was checked again: %d checks", n)
 	}
@@ -532,7 +543,7 @@ func TestBroker_CheckTransactions_YoungAndResolvedAreNotChecked(t *testing.T) {
 	e.waitQueue(TopicTransOpHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
-	e.heartbeat("PG")
+	e.barrier()
 	if n := e.checkCount(); n != 0 {
 		t.Fatalf("%d checks, want 0", n)
 	}
@@ -580,7 +591,7 @@ func TestBroker_CheckTransactions_CheckImmunity(t *testing.T) {
 	e.waitQueue(TopicTransHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
-	e.heartbeat("PG")
+	e.barrier()
 	if n := e.checkCount(); n != 0 {
 		t.Fatalf("an immune half message was checked: %d", n)
 	}
@@ -599,7 +610,7 @@ func TestBroker_CheckTransactions_ProgressSurvivesRestart(t *testing.T) {
 	e.waitQueue(TopicTransHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
-	e.heartbeat("PG")
+	e.barrier()
 	if e.checkCount() != 1 {
 		t.Fatalf("%d checks before restart", e.checkCount())
 	}
@@ -611,7 +622,7 @@ func TestBroker_CheckTransactions_ProgressSurvivesRestart(t *testing.T) {
 	e.waitQueue(TopicTransHalf, 0, 2)
 	e.waitPastStore()
 	e.b.checkTransactions()
-	e.heartbeat("PG")
+	e.barrier()
 	if e.checkCount() != 2 {
 		t.Fatalf("%d checks after restart, want 2", e.checkCount())
 	}

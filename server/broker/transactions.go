@@ -33,8 +33,9 @@ package broker
 // - A half message carrying DELAY is not parked in SCHEDULE_TOPIC_XXXX (Java's store
 //   does park it, under REAL_TOPIC=RMQ_SYS_TRANS_HALF_TOPIC, and the transaction then
 //   never reaches its topic); the delay applies to the committed message instead.
-// - When re-putting a half message fails, the check round of that queue stops at it
-//   (Java retries in a busy loop until its 60 s round limit, with the same outcome).
+// - When re-putting a half message fails, or a half message is neither old enough to
+//   check nor has op messages left to read, the round of that queue stops at it (Java
+//   busy-loops until its 60 s round limit; the next round reaches the same decision).
 // - WAIT is dropped from a half message's stored properties by the send path, and a
 //   half message is always stored with wait-for-flush under SYNC_FLUSH (Java keeps the
 //   client's WAIT value in both; Go clients never send it, Java clients send true).
@@ -148,7 +149,7 @@ func checkPrepareMessage(half *txMessage, h *protocol.EndTransactionRequestHeade
 func (b *Broker) putFinalMessage(req *protocol.Command, m *message.Message) *protocol.Command {
 	res, err := b.store.PutMessage(m)
 	if err == nil && res.Status == store.PutOK {
-		b.stats.incPut(1, int64(res.WroteBytes))
+		// Not counted in the broker's put statistics: Java counts client sends only.
 		if b.opts.Store.FlushDiskType == store.SyncFlush {
 			next := res.WroteOffset + int64(res.WroteBytes)
 			if err := b.store.WaitFlushed(next, b.opts.Store.SyncFlushTimeout); err != nil {
