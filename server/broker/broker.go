@@ -27,6 +27,7 @@ type Broker struct {
 	offsets   *OffsetManager
 	consumers *ConsumerManager
 	producers *ProducerManager
+	filters   *ConsumerFilterManager
 	holds     *pullHolds
 	schedule  *scheduleService // delay levels (schedule.go); nil until Start
 	locks     *lockTable
@@ -87,6 +88,12 @@ func New(opts Options) (*Broker, error) {
 	if b.offsets, err = NewOffsetManager(opts.configPath("consumerOffset.json"), log); err != nil {
 		return nil, err
 	}
+	if b.filters, err = NewConsumerFilterManager(ConsumerFilterOptions{
+		Path: opts.configPath("consumerFilter.json"), FilterDataCleanTimeSpan: opts.FilterDataCleanTimeSpan,
+		MaxErrorRateOfBloomFilter: opts.MaxErrorRateOfBloomFilter, ExpectConsumerNumUseFilter: opts.ExpectConsumerNumUseFilter,
+	}, log); err != nil {
+		return nil, err
+	}
 	b.consumers = NewConsumerManager(log, b.onConsumerEvent)
 	b.producers = NewProducerManager(log)
 	b.holds = newPullHolds(b)
@@ -133,6 +140,11 @@ func (b *Broker) Start() error {
 	b.every(b.opts.FlushConsumerOffsetInterval, func() {
 		if err := b.offsets.Persist(false); err != nil {
 			b.log.Error().Err(err).Msg("persist consumer offsets")
+		}
+	})
+	b.every(10*time.Second, func() {
+		if err := b.filters.Persist(false); err != nil {
+			b.log.Error().Err(err).Msg("persist consumer filters")
 		}
 	})
 	b.every(10*time.Second, func() {
@@ -199,6 +211,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.pools.stop()
 		if e := b.offsets.Persist(true); e != nil {
 			b.log.Error().Err(e).Msg("persist consumer offsets")
+		}
+		if e := b.filters.Persist(true); e != nil {
+			b.log.Error().Err(e).Msg("persist consumer filters")
 		}
 		b.nsClient.Close()
 		if e := b.store.Close(); e != nil && err == nil {

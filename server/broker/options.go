@@ -53,10 +53,14 @@ type Options struct {
 	AutoCreateSubscriptionGroup    bool  // true
 	TraceTopicEnable               bool  // false
 	MsgTraceTopicName              string
-	RegionID                       string // DefaultRegion
-	TraceOn                        bool   // true
-	NotifyConsumerIdsChangedEnable bool   // true
-	EnablePropertyFilter           bool   // false in Java; the sample config and skyrocket enable it
+	RegionID                       string        // DefaultRegion
+	TraceOn                        bool          // true
+	NotifyConsumerIdsChangedEnable bool          // true
+	EnablePropertyFilter           bool          // false in Java; the sample config and skyrocket enable it
+	FilterSupportRetry             bool          // false: SQL92 filters also apply to %RETRY% pulls
+	FilterDataCleanTimeSpan        time.Duration // 24 h: dead SQL92 filter data kept this long
+	MaxErrorRateOfBloomFilter      int32         // 20: sizes the SQL92 filters' bloom data
+	ExpectConsumerNumUseFilter     int32         // 32: sizes the SQL92 filters' bloom data
 	RejectTransactionMessage       bool
 	StoreReplyMessageEnable        bool          // true
 	TransactionTimeOut             time.Duration // transactionTimeOut 6 s: younger half messages are not checked back
@@ -104,6 +108,9 @@ func DefaultOptions(root string) Options {
 		RegionID:                       "DefaultRegion",
 		TraceOn:                        true,
 		NotifyConsumerIdsChangedEnable: true,
+		FilterDataCleanTimeSpan:        24 * time.Hour,
+		MaxErrorRateOfBloomFilter:      20,
+		ExpectConsumerNumUseFilter:     32,
 		StoreReplyMessageEnable:        true,
 		TransactionTimeOut:             6 * time.Second,
 		TransactionCheckMax:            15,

@@ -161,11 +161,7 @@ func (b *Broker) pullFilter(h *protocol.PullMessageRequestHeader, sg protocol.Su
 		}
 		sub = s
 	}
-	if isTagType(sub.ExpressionType) {
-		return newTagFilter(&sub), nil
-	}
-	if !b.opts.EnablePropertyFilter {
-		return nil, fail(resp, protocol.ResSystemError, "The broker does not support consumer to filter message by "+sub.ExpressionType)
-	}
+	// Tag and SQL92 filters, Java's checks in Java's order (FILTER_DATA_NOT_EXIST before
+	// enablePropertyFilter), and filterSupportRetry: expression.go.
 	return b.expressionFilter(h, &sub, resp)
 }
