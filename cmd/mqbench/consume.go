@@ -221,7 +221,7 @@ func (o *consumeOpts) run(ctx context.Context) (*Result, error) {
 		defer nc.Close()
 		return consumerHello(nc, st, clientID(0), o.group, o.topic, subVersion, time.Second)
 	}
-	return o.withServer(ctx, "consume", probe, func(pid int) (*Result, error) {
+	return o.withServer(ctx, "consume", o.broker, probe, func(pid int) (*Result, error) {
 		return o.load(ctx, st, subVersion, pid)
 	})
 }

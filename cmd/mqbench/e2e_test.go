@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -205,6 +207,12 @@ func TestServerCmd_StartsMeasuresAndStops(t *testing.T) {
 	}
 	if _, err := os.Stat("/proc/" + strconv.Itoa(r.Server.PID)); err == nil {
 		t.Fatalf("server pid %d still running after the run", r.Server.PID)
+	}
+	// A server already on the address would be measured instead of the started one.
+	busy := startNull(t)
+	_, _, err = modeResult(context.Background(), "produce", []string{"-b", busy.Addr(), "-server-cmd", cmd, "-m", "10"}, io.Discard)
+	if !errors.Is(err, errBusyAddr) {
+		t.Fatalf("server-cmd on a served address: err = %v", err)
 	}
 }
 

@@ -217,7 +217,7 @@ func (o *produceOpts) run(ctx context.Context) (*Result, error) {
 		s.bname = ts[0].bname
 		return probeSend(ts[0].addr, &s)
 	}
-	return o.withServer(ctx, "produce", probe, func(pid int) (*Result, error) {
+	return o.withServer(ctx, "produce", o.broker, probe, func(pid int) (*Result, error) {
 		return o.load(ctx, spec, pid)
 	})
 }

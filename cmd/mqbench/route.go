@@ -178,7 +178,7 @@ func probeRoute(ns, topic string) error {
 
 func (o *routeOpts) run(ctx context.Context) (*Result, error) {
 	topics := o.topicList()
-	return o.withServer(ctx, "route", func() error { return probeRoute(o.namesrv, topics[0]) }, func(pid int) (*Result, error) {
+	return o.withServer(ctx, "route", o.namesrv, func() error { return probeRoute(o.namesrv, topics[0]) }, func(pid int) (*Result, error) {
 		return o.load(ctx, topics, pid)
 	})
 }

@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
+
+// errBusyAddr is returned when a server command is to be started on an address that
+// some other process already serves.
+var errBusyAddr = errors.New("mqbench: address in use")
 
 // loadOpts are the flags every load mode (produce, consume, route) shares.
 type loadOpts struct {
@@ -91,13 +97,22 @@ func (o *loadOpts) settings(m map[string]string) map[string]string {
 // withServer runs fn against the server: one mqbench started (-server-cmd, after waiting
 // until probe succeeds), or the given -pid, or none. With -startup-cmd it only measures
 // the startup and returns a result with no load.
-func (o *loadOpts) withServer(ctx context.Context, mode string, probe func() error, fn func(pid int) (*Result, error)) (*Result, error) {
+//
+// addr, when known, is where the started server will listen: if something accepts there
+// already, the probe and the load would measure that instead, so it is an error.
+func (o *loadOpts) withServer(ctx context.Context, mode, addr string, probe func() error, fn func(pid int) (*Result, error)) (*Result, error) {
 	line := o.serverCmd
 	if line == "" {
 		line = o.startupCmd
 	}
 	if line == "" {
 		return fn(o.pid)
+	}
+	if addr != "" {
+		if nc, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			nc.Close()
+			return nil, fmt.Errorf("%w: %s already accepts connections before the server command started; stop that server or measure it with -pid", errBusyAddr, addr)
+		}
 	}
 	p, err := startServer(line, o.serverLog)
 	if err != nil {
