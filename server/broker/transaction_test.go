@@ -676,36 +676,119 @@ func TestImmunityTime_Units(t *testing.T) {
 	}
 }
 
+// newOfflineBroker opens a broker's managers and store without serving: handlers are
+// called directly.
+func newOfflineBroker(tb testing.TB) *Broker {
+	tb.Helper()
+	opts := DefaultOptions(tb.TempDir())
+	opts.Store.MappedFileSizeCommitLog = 64 << 20
+	opts.Store.MappedFileSizeConsumeQueue = 30000 * 20
+	opts.Store.MaxHashSlotNum = 1000
+	opts.Store.MaxIndexNum = 4000
+	opts.ListenAddr = "127.0.0.1:10911"
+	b, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = b.store.Close() })
+	return b
+}
+
+// prepareHalfDirect stores a half message through prepareHalfMessage and returns its
+// CommitLog and queue offsets.
+func prepareHalfDirect(tb testing.TB, b *Broker, group, topic string) (phyOffset, queueOffset int64) {
+	tb.Helper()
+	sc := &sendScratch{}
+	sc.msg = message.Message{Topic: topic, QueueID: 0, Body: []byte("h"), SysFlag: message.TransactionPrepared,
+		BornHost: b.storeHost, StoreHost: b.storeHost, BornTimestamp: time.Now().Add(-time.Minute).UnixMilli()}
+	sc.props.Set(message.PropertyUniqClientMessageIDKeyIdx, "C0A8000100002A9F00000000000000AA")
+	sc.props.Set(message.PropertyTransactionPrepared, "true")
+	sc.props.Set(message.PropertyProducerGroup, group)
+	resp := protocol.NewResponse(nil, protocol.ResSuccess, "")
+	if r, err := b.prepareHalfMessage(nil, sc, resp); err != nil || r.Code != 0 {
+		tb.Fatalf("prepare: %v", err)
+	}
+	_, off, err := message.DecodeOffsetMsgID(resp.Ext.Value("msgId"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	qo, _ := strconv.ParseInt(resp.Ext.Value("queueOffset"), 10, 64)
+	return off, qo
+}
+
+// BenchmarkBroker_Transaction_PrepareCommit is one transaction end to end without the
+// network: the half message, END_TRANSACTION commit (lookup, real message, op message).
+// BenchmarkBroker_Transaction_PlainPut is the plain store append it compares with.
+func BenchmarkBroker_Transaction_PrepareCommit(b *testing.B) {
+	br := newOfflineBroker(b)
+	ctx := &remoting.Context{Conn: &remoting.Conn{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		phy, qo := prepareHalfDirect(b, br, "PG", "TopicTx")
+		req := protocol.NewRequest(protocol.CodeEndTransaction)
+		h := protocol.EndTransactionRequestHeader{ProducerGroup: "PG", TranStateTableOffset: qo, CommitLogOffset: phy,
+			CommitOrRollback: message.TransactionCommit, MsgID: "m"}
+		h.Encode(&req.Ext)
+		if resp, err := br.endTransaction(ctx, req); err != nil || resp.Code != 0 {
+			b.Fatalf("commit: %v %v", resp, err)
+		}
+	}
+}
+
+func BenchmarkBroker_Transaction_PlainPut(b *testing.B) {
+	br := newOfflineBroker(b)
+	props := []byte("UNIQ_KEY\x01C0A8000100002A9F00000000000000AA\x02CLUSTER\x01DefaultCluster")
+	b.ReportAllocs()
+	for b.Loop() {
+		m := message.Message{Topic: "TopicPlain", Body: []byte("h"), BornHost: br.storeHost, StoreHost: br.storeHost, BornTimestamp: 1, Properties: props}
+		if _, err := br.store.PutMessage(&m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBroker_Transaction_CheckRound is one check round over 1000 unresolved half
+// messages older than the timeout, with no producer connected: each is re-put with its
+// check count (the per-message cost of a round is ns/op / 1000).
+func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
+	br := newOfflineBroker(b)
+	br.opts.TransactionTimeOut = 0
+	br.opts.TransactionCheckMax = 1 << 30
+	for i := 0; i < 1000; i++ {
+		prepareHalfDirect(b, br, "PG", "TopicTx")
+	}
+	lastPut := time.Now().UnixMilli()
+	b.ReportAllocs()
+	for b.Loop() {
+		// Wait (untimed) until the last round's copies are dispatched and older than now.
+		b.StopTimer()
+		want := br.txConsumeOffset(TopicTransHalf, 0) + 1000
+		deadline := time.Now().Add(10 * time.Second)
+		for br.store.MaxOffsetInQueue(TopicTransHalf, 0) < want || time.Now().UnixMilli() <= lastPut {
+			if time.Now().After(deadline) {
+				b.Fatal("dispatch does not catch up")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		b.StartTimer()
+		br.checkTransactions()
+		lastPut = time.Now().UnixMilli()
+		if got := br.offsets.Query(TransCheckGroup, TopicTransHalf, 0); got != want {
+			b.Fatalf("round passed to %d, want %d", got, want)
+		}
+	}
+}
+
 // FuzzBroker_EndTransaction_Offsets sends END_TRANSACTION with arbitrary offsets and
 // states against a store holding two half messages and a normal message: nothing may
 // panic, and a message reaches the real topic only when the request names a half
 // message exactly. Seeds: the exact first half message (commits), its queue offset
 // off by one (refused), an offset inside a record (not found), rollback and unknown.
 func FuzzBroker_EndTransaction_Offsets(f *testing.F) {
-	root := f.TempDir()
-	opts := DefaultOptions(root)
-	opts.Store.MappedFileSizeCommitLog = 1 << 20
-	opts.Store.MappedFileSizeConsumeQueue = 300 * 20
-	opts.Store.MaxHashSlotNum = 16
-	opts.Store.MaxIndexNum = 64
-	opts.ListenAddr = "127.0.0.1:10911"
-	b, err := New(opts)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { _ = b.store.Close() })
+	b := newOfflineBroker(f)
 	var halves []int64
 	for i := 0; i < 2; i++ {
-		sc := &sendScratch{}
-		sc.msg = message.Message{Topic: "TopicTx", QueueID: 0, Body: []byte("h"), SysFlag: message.TransactionPrepared,
-			BornHost: b.storeHost, StoreHost: b.storeHost, BornTimestamp: 1}
-		sc.props.Set(message.PropertyTransactionPrepared, "true")
-		sc.props.Set(message.PropertyProducerGroup, "PG")
-		resp := protocol.NewResponse(nil, protocol.ResSuccess, "")
-		if r, err := b.prepareHalfMessage(nil, sc, resp); err != nil || r.Code != 0 {
-			f.Fatalf("prepare: %v", err)
-		}
-		_, off, _ := message.DecodeOffsetMsgID(resp.Ext.Value("msgId"))
+		off, _ := prepareHalfDirect(f, b, "PG", "TopicTx")
 		halves = append(halves, off)
 	}
 	if _, err := b.store.PutMessage(&message.Message{Topic: "Plain", Body: []byte("p"), BornHost: b.storeHost, StoreHost: b.storeHost,
