@@ -20,9 +20,11 @@ import (
 // the level resumes there. A producer cannot make a false match: every client message
 // carries its own UNIQ_KEY, and a copy must also lie after the parked record.
 
-// scheduleDedupMaxScan bounds how many units of one real queue the check reads for one
-// message; past it the message is taken as not delivered (and logged).
-const scheduleDedupMaxScan = 100000
+// scheduleDedupMaxScan bounds how many real-queue units the check of one level reads in
+// all; past it the level resumes where it is (and says so in the log). Within the
+// window since the last persist a level reads a few units per delivered message, so the
+// bound only matters for a store whose delayOffset.json went missing.
+const scheduleDedupMaxScan = 200000
 
 // dedupOutcome is what the check found for one parked message.
 type dedupOutcome int
@@ -42,6 +44,7 @@ func (s *scheduleService) skipDelivered(level int, from int64) int64 {
 	}
 	w := s.newLevelWorker(level)
 	floor := int64(-1)
+	budget := scheduleDedupMaxScan
 	for !s.stopped() {
 		us := s.st.ConsumeQueueUnits(TopicSchedule, w.queue, from, 1)
 		if len(us) == 0 {
@@ -51,7 +54,7 @@ func (s *scheduleService) skipDelivered(level int, from int64) int64 {
 		if s.deliverAt(level, us[0].TagsCode, now) > now {
 			return from // not due yet, so never delivered
 		}
-		out, at := w.findCopy(us[0], from, floor, sinceMs)
+		out, at := w.findCopy(us[0], from, floor, sinceMs, &budget)
 		if out == dedupNotDelivered {
 			return from
 		}
@@ -64,9 +67,9 @@ func (s *scheduleService) skipDelivered(level int, from int64) int64 {
 }
 
 // findCopy looks for the delivered copy of the parked message of unit u (at offset off)
-// among the records of its real queue written after floor and sinceMs; it returns the
-// copy's CommitLog offset when found.
-func (w *levelWorker) findCopy(u store.CQUnit, off, floor, sinceMs int64) (dedupOutcome, int64) {
+// among the records of its real queue written after floor and sinceMs, reading at most
+// *budget units; it returns the copy's CommitLog offset when found.
+func (w *levelWorker) findCopy(u store.CQUnit, off, floor, sinceMs int64, budget *int) (dedupOutcome, int64) {
 	s := w.s
 	rec, release, err := s.st.MessageByOffset(u.PhyOffset)
 	if err != nil {
@@ -80,7 +83,6 @@ func (w *levelWorker) findCopy(u store.CQUnit, off, floor, sinceMs int64) (dedup
 	size := int32(message.RecordSize(want))
 	lower := max(u.PhyOffset, floor)
 	lo, hi := s.st.MinOffsetInQueue(want.Topic, want.QueueID), s.st.MaxOffsetInQueue(want.Topic, want.QueueID)
-	scanned := 0
 	for hi > lo {
 		from := max(lo, hi-64)
 		units := s.st.ConsumeQueueUnits(want.Topic, want.QueueID, from, int(hi-from))
@@ -92,9 +94,9 @@ func (w *levelWorker) findCopy(u store.CQUnit, off, floor, sinceMs int64) (dedup
 			if c.PhyOffset <= lower {
 				return dedupNotDelivered, 0
 			}
-			if scanned++; scanned > scheduleDedupMaxScan {
+			if *budget--; *budget < 0 {
 				s.log.Warn().Int("level", w.level).Int64("offset", off).Str("topic", want.Topic).
-					Msg("schedule: duplicate check gave up on a long queue; the message may be delivered twice")
+					Msg("schedule: duplicate check read too many records, resuming here; messages may be delivered twice")
 				return dedupNotDelivered, 0
 			}
 			found, older := sameDelivery(s.st, c, size, want, sinceMs)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -316,5 +317,95 @@ func BenchmarkScheduleService_Deliver(b *testing.B) {
 	b.StopTimer()
 	if n := st.MaxPhyOffset(); n == 0 || s.table()[1] != int64(b.N) {
 		b.Fatalf("delivered %d of %d", s.table()[1], b.N)
+	}
+}
+
+func FuzzParseDelayLevels(f *testing.F) {
+	for _, seed := range []string{
+		defaultMessageDelayLevel, // Java's default table
+		"1s",                     // one level
+		"0s 1m 2h 3d ",           // every unit, trailing space (dropped like String#split)
+		"1s  2s",                 // empty middle field: Java fails
+		" 1s",                    // empty first field: Java fails
+		"-1s +2s",                // signs Long.parseLong accepts
+		"1x",                     // unknown unit
+		"99999999999999999999s",  // number out of range
+		"",                       // the default
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDelayLevels(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadDelayLevel) {
+				t.Fatalf("%q: error %v is not ErrBadDelayLevel", s, err)
+			}
+			return
+		}
+		if s == "" {
+			s = defaultMessageDelayLevel
+		}
+		if want := len(strings.Split(strings.TrimRight(s, " "), " ")); len(d) != want {
+			t.Fatalf("%q: %d levels, want %d", s, len(d), want)
+		}
+	})
+}
+
+func FuzzDecodeDelayOffsets(f *testing.F) {
+	for _, seed := range []string{
+		"{\n\t\"offsetTable\":{1:4,3:17\n\t}\n}", // Java's pretty file
+		`{"offsetTable":{1:0,2:15}}`,             // GET_ALL_DELAY_OFFSET body
+		`{"offsetTable":{}}`,                     // nothing delivered yet
+		`{"offsetTable":{"2":9}}`,                // quoted keys
+		`{"offsetTable":{x:1}}`,                  // a key that is not a level
+		`{"offsetTable":{1:-5}}`,                 // negative offset (corrected at start)
+		`{}`,                                     // no table
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		std, err := compat.NormalizeJSON(data)
+		if err != nil {
+			return
+		}
+		table, err := decodeDelayOffsets(std)
+		if err != nil {
+			return
+		}
+		std2, err := compat.NormalizeJSON(appendDelayOffsets(nil, table))
+		if err != nil {
+			t.Fatalf("our own encoding of %v does not parse: %v", table, err)
+		}
+		back, err := decodeDelayOffsets(std2)
+		if err != nil || len(back) != len(table) {
+			t.Fatalf("round trip of %v: %v %v", table, back, err)
+		}
+		for k, v := range table {
+			if back[k] != v {
+				t.Fatalf("round trip of %v: %v", table, back)
+			}
+		}
+	})
+}
+
+func TestBroker_GetAllDelayOffset_MasterTableSlaveFile(t *testing.T) {
+	m := newTestBroker(t, nil)
+	m.schedule.advance(2, 7, 0)
+	resp, err := m.getAllDelayOffset(nil, protocol.NewRequest(protocol.CodeGetAllDelayOffset))
+	if err != nil || resp.Code != 0 || string(resp.Body) != `{"offsetTable":{2:7}}` {
+		t.Fatalf("master: %v %+v", err, resp)
+	}
+	s := newTestBroker(t, func(o *Options) { o.Role = RoleSlave; o.BrokerID = 1 })
+	// What the slave synchronisation writes: the master's body, verbatim.
+	path := s.opts.configPath(delayOffsetFile)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"offsetTable":{1:3,2:7}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = s.getAllDelayOffset(nil, protocol.NewRequest(protocol.CodeGetAllDelayOffset))
+	if err != nil || resp.Code != 0 || string(resp.Body) != `{"offsetTable":{1:3,2:7}}` {
+		t.Fatalf("slave: %v %+v", err, resp)
 	}
 }
