@@ -52,13 +52,13 @@ func (l *txListener) checks(body string) int {
 	return l.checked[body]
 }
 
-// bodyCounter counts consumed messages by body.
-type bodyCounter struct {
+// txBodyCounter counts consumed messages by body.
+type txBodyCounter struct {
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (b *bodyCounter) consume(_ context.Context, ms ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+func (b *txBodyCounter) consume(_ context.Context, ms ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, m := range ms {
@@ -67,7 +67,7 @@ func (b *bodyCounter) consume(_ context.Context, ms ...*primitive.MessageExt) (c
 	return consumer.ConsumeSuccess, nil
 }
 
-func (b *bodyCounter) get(body string) int {
+func (b *txBodyCounter) get(body string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.n[body]
@@ -150,7 +150,7 @@ func txGroupOffset(w *wire, topic string) int64 {
 // whose check-back answers check, optionally restarting the broker right after the half
 // message is stored, then a committed sentinel. It returns once the check service has
 // settled, with the consumer's counts.
-func txScenario(t *testing.T, exec, check primitive.LocalTransactionState, restart bool) (l *txListener, got *bodyCounter, stored int64) {
+func txScenario(t *testing.T, exec, check primitive.LocalTransactionState, restart bool) (l *txListener, got *txBodyCounter, stored int64) {
 	c := txCluster(t, func(o *broker.Options) {
 		if restart {
 			// Before the producer's next heartbeat registers it again, rounds find no
@@ -169,7 +169,7 @@ func txScenario(t *testing.T, exec, check primitive.LocalTransactionState, resta
 		c.restartBroker()
 		w = newWire(t, c.broker.Addr())
 	}
-	got = &bodyCounter{n: map[string]int{}}
+	got = &txBodyCounter{n: map[string]int{}}
 	startPushConsumer(t, c.nsAddr(), unique("CG"), topic, all, got.consume)
 	sendTx(t, p, topic, "sentinel", primitive.CommitMessageState)
 	eventually(t, 45*time.Second, "the check service settled", func() bool { return txSettled(c, w) })

@@ -78,7 +78,9 @@ type checkRound struct {
 }
 
 // checkTransactions runs one round over every half queue (Java:
-// TransactionalMessageServiceImpl#check with the broker's timeout and check max).
+// TransactionalMessageServiceImpl#check with the broker's timeout and check max). An
+// unset (zero) TransactionCheckMax means Java's 15; a zero TransactionTimeOut is taken
+// as given (check at once), as Java takes transactionTimeOut=0.
 func (b *Broker) checkTransactions() {
 	timeout := b.opts.TransactionTimeOut
 	if timeout < 0 {
@@ -107,7 +109,8 @@ func (b *Broker) checkTransactions() {
 	b.log.Debug().Dur("took", time.Since(begin)).Msg("transaction check round done")
 }
 
-// consumeOffset is the round's progress on a queue (Java: TransactionalMessageBridge#fetchConsumeOffset).
+// txConsumeOffset is the round's progress on a queue, the queue's min offset when none is
+// stored (Java: TransactionalMessageBridge#fetchConsumeOffset).
 func (b *Broker) txConsumeOffset(topic string, queueID int32) int64 {
 	if off := b.offsets.Query(TransCheckGroup, topic, queueID); off != -1 {
 		return off
@@ -115,7 +118,7 @@ func (b *Broker) txConsumeOffset(topic string, queueID int32) int64 {
 	return b.store.MinOffsetInQueue(topic, queueID)
 }
 
-func (b *Broker) stopping() bool {
+func (b *Broker) txStopping() bool {
 	select {
 	case <-b.stop:
 		return true
@@ -145,7 +148,7 @@ func (r *checkRound) run() bool {
 	nullCount := 1
 	newOffset := halfOffset
 	for i := halfOffset; ; {
-		if time.Since(start) > maxCheckRoundTime || b.stopping() {
+		if time.Since(start) > maxCheckRoundTime || b.txStopping() {
 			break
 		}
 		if opOff, done := r.removeMap[i]; done {
@@ -244,7 +247,7 @@ func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bo
 		}
 		op.found = true
 		op.lastBorn = rec.BornTimestamp
-		halfOff := parseLongOr(string(rec.Body), -1)
+		halfOff := txParseLong(string(rec.Body), -1)
 		if tags, _ := rec.Property(message.PropertyTags); string(tags) != transRemoveTag {
 			b.log.Error().Int64("opOffset", rec.QueueOffset).Str("tags", string(tags)).Msg("found an illegal tag in op message")
 			continue
@@ -284,7 +287,7 @@ func (r *checkRound) getHalf(offset int64) (half *txMessage, st txPullStatus, ne
 func (r *checkRound) needDiscard(half *txMessage) bool {
 	n := int64(1)
 	if v, ok := half.props.Get(message.PropertyTransactionCheckTimes); ok {
-		n = parseLongOr(v, -1)
+		n = txParseLong(v, -1)
 		if n >= int64(r.checkMax) {
 			return true
 		}
@@ -295,13 +298,18 @@ func (r *checkRound) needDiscard(half *txMessage) bool {
 }
 
 // needSkip reports a half message born longer than fileReservedTime ago (Java: needSkip).
+// An unset FileReservedTime means the store's default, 72 h, not "discard everything".
 func (r *checkRound) needSkip(half *txMessage) bool {
-	return time.Now().UnixMilli()-half.rec.BornTimestamp > r.b.opts.Store.FileReservedTime.Milliseconds()
+	reserved := r.b.opts.Store.FileReservedTime
+	if reserved <= 0 {
+		reserved = 72 * time.Hour
+	}
+	return time.Now().UnixMilli()-half.rec.BornTimestamp > reserved.Milliseconds()
 }
 
 // immunityTime is CHECK_IMMUNITY_TIME_IN_SECONDS in ms; -1 (or junk) means the timeout.
 func immunityTime(v string, timeoutMs int64) int64 {
-	s := parseLongOr(v, -1)
+	s := txParseLong(v, -1)
 	if s == -1 {
 		return timeoutMs
 	}
@@ -314,7 +322,7 @@ func immunityTime(v string, timeoutMs int64) int64 {
 func (r *checkRound) checkPrepareQueueOffset(half *txMessage) bool {
 	v, ok := half.props.Get(message.PropertyTransactionPreparedQueueOffset)
 	if ok {
-		first := parseLongOr(v, -1)
+		first := txParseLong(v, -1)
 		if first == -1 {
 			return false
 		}
@@ -373,8 +381,8 @@ func nextOpOffset(done []int64, old int64) int64 {
 	return next
 }
 
-// parseLongOr is Long.parseLong with Java's bridge fallback for junk.
-func parseLongOr(s string, def int64) int64 {
+// txParseLong is Long.parseLong with Java's bridge fallback for junk.
+func txParseLong(s string, def int64) int64 {
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		return def

@@ -180,7 +180,7 @@ func (e *txEnv) endTx(h protocol.EndTransactionRequestHeader) *protocol.Command 
 	return e.invoke(req)
 }
 
-func endHeader(group string, s halfSent, commitOrRollback int32) protocol.EndTransactionRequestHeader {
+func txEndHeader(group string, s halfSent, commitOrRollback int32) protocol.EndTransactionRequestHeader {
 	return protocol.EndTransactionRequestHeader{ProducerGroup: group, TranStateTableOffset: s.queueOffset,
 		CommitLogOffset: s.phyOffset, CommitOrRollback: commitOrRollback, MsgID: s.uniq, TransactionID: s.uniq}
 }
@@ -245,7 +245,7 @@ func (e *txEnv) lastCheck() *protocol.Command {
 	return e.checks[len(e.checks)-1]
 }
 
-func prop(t *testing.T, m *txMessage, key string) string {
+func txProp(t *testing.T, m *txMessage, key string) string {
 	t.Helper()
 	v, _ := m.props.Get(key)
 	return v
@@ -270,7 +270,7 @@ func TestBroker_PrepareHalfMessage_StoredInHalfTopic(t *testing.T) {
 	}
 	for k, want := range map[string]string{message.PropertyRealTopic: "TopicTx", message.PropertyRealQueueID: "2",
 		message.PropertyTransactionPrepared: "true", message.PropertyProducerGroup: "PG", message.PropertyCluster: "DefaultCluster"} {
-		if got := prop(t, half, k); got != want {
+		if got := txProp(t, half, k); got != want {
 			t.Fatalf("half property %s = %q, want %q", k, got, want)
 		}
 	}
@@ -296,7 +296,7 @@ func TestBroker_PrepareHalfMessage_RejectTransactionMessage(t *testing.T) {
 func TestBroker_EndTransaction_Commit(t *testing.T) {
 	e := newTxEnv(t, nil)
 	s := e.sendHalf("PG", "TopicTx", 1, "commit-me", time.Now())
-	resp := e.endTx(endHeader("PG", s, message.TransactionCommit))
+	resp := e.endTx(txEndHeader("PG", s, message.TransactionCommit))
 	if resp.Code != int32(protocol.ResSuccess) || resp.HasRemark {
 		t.Fatalf("commit answer: %d %q", resp.Code, resp.Remark)
 	}
@@ -315,8 +315,8 @@ func TestBroker_EndTransaction_Commit(t *testing.T) {
 	if string(r.Properties) != string(half.rec.Properties) {
 		t.Fatalf("committed properties %q, half %q", r.Properties, half.rec.Properties)
 	}
-	if prop(t, got[0], message.PropertyTransactionPrepared) != "true" || prop(t, got[0], message.PropertyRealTopic) != "TopicTx" ||
-		prop(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
+	if txProp(t, got[0], message.PropertyTransactionPrepared) != "true" || txProp(t, got[0], message.PropertyRealTopic) != "TopicTx" ||
+		txProp(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
 		t.Fatalf("committed properties %q", r.Properties)
 	}
 	e.waitQueue(TopicTransOpHalf, 0, 1)
@@ -331,7 +331,7 @@ func TestBroker_EndTransaction_Rollback(t *testing.T) {
 	e := newTxEnv(t, nil)
 	e.sendHalf("PG", "TopicTx", 0, "first", time.Now())
 	s := e.sendHalf("PG", "TopicTx", 0, "rollback-me", time.Now())
-	if resp := e.endTx(endHeader("PG", s, message.TransactionRollback)); resp.Code != int32(protocol.ResSuccess) {
+	if resp := e.endTx(txEndHeader("PG", s, message.TransactionRollback)); resp.Code != int32(protocol.ResSuccess) {
 		t.Fatalf("rollback answer: %d %q", resp.Code, resp.Remark)
 	}
 	e.waitQueue(TopicTransOpHalf, 0, 1)
@@ -349,19 +349,19 @@ func TestBroker_EndTransaction_UnknownIsNotAnswered(t *testing.T) {
 	s := e.sendHalf("PG", "TopicTx", 0, "pending", time.Now())
 	for _, v := range []int32{message.TransactionNotType, 3} {
 		req := protocol.NewRequest(protocol.CodeEndTransaction)
-		h := endHeader("PG", s, v)
+		h := txEndHeader("PG", s, v)
 		h.Encode(&req.Ext)
 		_, err := e.cl.Invoke(context.Background(), e.opts.ListenAddr, req, 300*time.Millisecond)
 		if !errors.Is(err, remoting.ErrTimeout) {
 			t.Fatalf("commitOrRollback %d: want no answer, got %v", v, err)
 		}
 	}
-	if n := e.b.Store().MaxPhyOffset(); n != s.phyOffset+int64(mustSize(t, e, s.phyOffset)) {
+	if n := e.b.Store().MaxPhyOffset(); n != s.phyOffset+int64(txRecordSize(t, e, s.phyOffset)) {
 		t.Fatalf("an unknown state wrote something: max offset %d", n)
 	}
 }
 
-func mustSize(t *testing.T, e *txEnv, off int64) int32 {
+func txRecordSize(t *testing.T, e *txEnv, off int64) int32 {
 	t.Helper()
 	m, err := e.b.lookHalfMessage(off)
 	if err != nil {
@@ -387,7 +387,7 @@ func TestBroker_EndTransaction_Mismatch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := endHeader("PG", s, message.TransactionCommit)
+			h := txEndHeader("PG", s, message.TransactionCommit)
 			c.mutate(&h)
 			resp := e.endTx(h)
 			if resp.Code != int32(c.code) || resp.Remark != c.remark {
@@ -412,7 +412,7 @@ func TestBroker_EndTransaction_OnewayCommits(t *testing.T) {
 	e := newTxEnv(t, nil)
 	s := e.sendHalf("PG", "TopicTx", 3, "java-style", time.Now())
 	req := protocol.NewRequest(protocol.CodeEndTransaction)
-	h := endHeader("PG", s, message.TransactionCommit)
+	h := txEndHeader("PG", s, message.TransactionCommit)
 	h.Encode(&req.Ext)
 	if err := e.cl.InvokeOneway(e.opts.ListenAddr, req); err != nil {
 		t.Fatal(err)
@@ -436,12 +436,12 @@ func TestBroker_EndTransaction_CommitWithDelay(t *testing.T) {
 	if string(half.rec.Topic) != TopicTransHalf {
 		t.Fatalf("a delayed half message went to %s", half.rec.Topic)
 	}
-	if resp := e.endTx(endHeader("PG", s, message.TransactionCommit)); resp.Code != int32(protocol.ResSuccess) {
+	if resp := e.endTx(txEndHeader("PG", s, message.TransactionCommit)); resp.Code != int32(protocol.ResSuccess) {
 		t.Fatalf("commit answer: %d %q", resp.Code, resp.Remark)
 	}
 	e.waitQueue(TopicSchedule, 1, 1)
 	got := e.read(TopicSchedule, 1)
-	if len(got) != 1 || prop(t, got[0], message.PropertyRealTopic) != "TopicTx" || prop(t, got[0], message.PropertyRealQueueID) != "1" {
+	if len(got) != 1 || txProp(t, got[0], message.PropertyRealTopic) != "TopicTx" || txProp(t, got[0], message.PropertyRealQueueID) != "1" {
 		t.Fatalf("delayed commit: %d records", len(got))
 	}
 	if _, ok := got[0].props.Get(message.PropertyTransactionPrepared); ok {
@@ -494,7 +494,7 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if copyMsg.rec.Flag != 0 || prop(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" || strings.Contains(string(copyMsg.rec.Properties), "WAIT") {
+	if copyMsg.rec.Flag != 0 || txProp(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" || strings.Contains(string(copyMsg.rec.Properties), "WAIT") {
 		t.Fatalf("re-put copy: flag %d props %q", copyMsg.rec.Flag, copyMsg.rec.Properties)
 	}
 	if off := e.b.offsets.Query(TransCheckGroup, TopicTransHalf, 0); off != 1 {
@@ -536,7 +536,7 @@ func TestBroker_CheckTransactions_YoungAndResolvedAreNotChecked(t *testing.T) {
 	e.heartbeat("PG")
 	old := e.sendHalf("PG", "TopicTx", 0, "resolved", time.Now().Add(-2*time.Hour))
 	e.sendHalf("PG", "TopicTx", 0, "young", time.Now())
-	if resp := e.endTx(endHeader("PG", old, message.TransactionRollback)); resp.Code != int32(protocol.ResSuccess) {
+	if resp := e.endTx(txEndHeader("PG", old, message.TransactionRollback)); resp.Code != int32(protocol.ResSuccess) {
 		t.Fatalf("rollback: %d %q", resp.Code, resp.Remark)
 	}
 	e.waitQueue(TopicTransHalf, 0, 2)
@@ -571,8 +571,8 @@ func TestBroker_CheckTransactions_DiscardAfterCheckMax(t *testing.T) {
 	}
 	e.waitQueue(TopicTransCheckMax, 0, 1)
 	got := e.read(TopicTransCheckMax, 0)
-	if len(got) != 1 || string(got[0].rec.Body) != "orphan" || prop(t, got[0], message.PropertyTransactionCheckTimes) != "2" ||
-		prop(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
+	if len(got) != 1 || string(got[0].rec.Body) != "orphan" || txProp(t, got[0], message.PropertyTransactionCheckTimes) != "2" ||
+		txProp(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
 		t.Fatalf("discarded: %d records", len(got))
 	}
 	tc, ok := e.b.topics.Get(TopicTransCheckMax)
@@ -597,8 +597,8 @@ func TestBroker_CheckTransactions_CheckImmunity(t *testing.T) {
 	}
 	e.waitQueue(TopicTransHalf, 0, 2)
 	copyMsg := e.read(TopicTransHalf, 0)[1]
-	if prop(t, copyMsg, message.PropertyTransactionPreparedQueueOffset) != "0" || prop(t, copyMsg, message.PropertyWaitStoreMsgOK) != "false" ||
-		prop(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" {
+	if txProp(t, copyMsg, message.PropertyTransactionPreparedQueueOffset) != "0" || txProp(t, copyMsg, message.PropertyWaitStoreMsgOK) != "false" ||
+		txProp(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" {
 		t.Fatalf("immunity copy properties %q", copyMsg.rec.Properties)
 	}
 }
@@ -676,9 +676,9 @@ func TestImmunityTime_Units(t *testing.T) {
 	}
 }
 
-// newOfflineBroker opens a broker's managers and store without serving: handlers are
+// newTxOfflineBroker opens a broker's managers and store without serving: handlers are
 // called directly.
-func newOfflineBroker(tb testing.TB) *Broker {
+func newTxOfflineBroker(tb testing.TB) *Broker {
 	tb.Helper()
 	opts := DefaultOptions(tb.TempDir())
 	opts.Store.MappedFileSizeCommitLog = 64 << 20
@@ -720,7 +720,7 @@ func prepareHalfDirect(tb testing.TB, b *Broker, group, topic string) (phyOffset
 // network: the half message, END_TRANSACTION commit (lookup, real message, op message).
 // BenchmarkBroker_Transaction_PlainPut is the plain store append it compares with.
 func BenchmarkBroker_Transaction_PrepareCommit(b *testing.B) {
-	br := newOfflineBroker(b)
+	br := newTxOfflineBroker(b)
 	ctx := &remoting.Context{Conn: &remoting.Conn{}}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -736,7 +736,7 @@ func BenchmarkBroker_Transaction_PrepareCommit(b *testing.B) {
 }
 
 func BenchmarkBroker_Transaction_PlainPut(b *testing.B) {
-	br := newOfflineBroker(b)
+	br := newTxOfflineBroker(b)
 	props := []byte("UNIQ_KEY\x01C0A8000100002A9F00000000000000AA\x02CLUSTER\x01DefaultCluster")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -751,7 +751,7 @@ func BenchmarkBroker_Transaction_PlainPut(b *testing.B) {
 // messages older than the timeout, with no producer connected: each is re-put with its
 // check count (the per-message cost of a round is ns/op / 1000).
 func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
-	br := newOfflineBroker(b)
+	br := newTxOfflineBroker(b)
 	br.opts.TransactionTimeOut = 0
 	br.opts.TransactionCheckMax = 1 << 30
 	for i := 0; i < 1000; i++ {
@@ -785,7 +785,7 @@ func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
 // message exactly. Seeds: the exact first half message (commits), its queue offset
 // off by one (refused), an offset inside a record (not found), rollback and unknown.
 func FuzzBroker_EndTransaction_Offsets(f *testing.F) {
-	b := newOfflineBroker(f)
+	b := newTxOfflineBroker(f)
 	var halves []int64
 	for i := 0; i < 2; i++ {
 		off, _ := prepareHalfDirect(f, b, "PG", "TopicTx")
