@@ -409,3 +409,24 @@ func TestBroker_GetAllDelayOffset_MasterTableSlaveFile(t *testing.T) {
 		t.Fatalf("slave: %v %+v", err, resp)
 	}
 }
+
+// BenchmarkScheduleService_PlainPut is the baseline for BenchmarkScheduleService_Deliver:
+// the same message stored straight on its topic, as a plain send's append would.
+func BenchmarkScheduleService_PlainPut(b *testing.B) {
+	st := openTestStore(b, b.TempDir(), "0s")
+	defer st.Close()
+	var p message.Properties
+	for _, kv := range [][2]string{{"TAGS", "TagA"}, {"KEYS", "k-x"}, {"UNIQ_KEY", "C0A80001000000000000000000000001"},
+		{"CLUSTER", "DefaultCluster"}, {"DELAY", "1"}, {"REAL_TOPIC", "TopicB"}, {"REAL_QID", "0"}} {
+		p.Set(kv[0], kv[1])
+	}
+	m := message.Message{Topic: "TopicB", Flag: 7, Body: []byte("0123456789012345678901234567890123456789012345678901234567890123"),
+		BornTimestamp: time.Now().UnixMilli(), BornHost: testBornHost, StoreHost: testHost, Properties: p.AppendTo(nil)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := st.PutMessage(&m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
