@@ -13,8 +13,10 @@ JAVA17_OPENS=(--add-exports java.base/jdk.internal.ref=ALL-UNNAMED
   --add-opens java.base/java.util=ALL-UNNAMED)
 
 # Options for the tool JVMs (goldens, clients): small heap, client logs through slf4j/logback
-# (tools/src/main/resources/logback.xml: warnings only) instead of ~/logs/rocketmqlogs.
-TOOL_JVM=(-Xms64m -Xmx512m "${JAVA17_OPENS[@]}" -Drocketmq.client.logUseSlf4j=true)
+# (<module>/src/main/resources/logback.xml: warnings only) instead of ~/logs/rocketmqlogs
+# (4.9.x: rocketmq.client.logUseSlf4j; 4.2.0: rocketmq.client.log.loadconfig=false).
+TOOL_JVM=(-Xms64m -Xmx512m "${JAVA17_OPENS[@]}" -Drocketmq.client.logUseSlf4j=true
+  -Drocketmq.client.log.loadconfig=false)
 
 # mvn_build compiles every module and writes each module's target/classpath.txt.
 # Offline first (after the first resolve nothing is downloaded); online only if that fails.

@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Java conformance entry point (make conformance-java -> .ci/java-conformance.sh -> here).
 #
-#   run.sh                 build + every default step (golden-check)
+#   run.sh                 build + the default steps: golden-check smoke go-harness
 #   run.sh build           compile all modules, write target/classpath.txt per module
 #   run.sh golden-check    regenerate every golden into a temp dir and diff against the repo
 #   run.sh golden          regenerate every golden in place (then review and commit the diff)
 #   run.sh java-store      re-create store/testdata/java-store with the Java 4.9.7 servers
 #   run.sh java-store-check  start a Java broker on a copy of each java-store snapshot and read
 #                          every manifest message back with the Java client
-#   run.sh smoke           start the Java servers (javaservers.sh), send + consume one message, stop
+#   run.sh smoke           start the Java servers (javaservers.sh), send + consume one message with
+#                          the 4.9.8 and the 4.2.0 client, stop
+#   run.sh go-harness      the Go wrapper's tests (package conformance/java: Start/Stop/Kill)
 #
-# Later steps (Java client scenarios, the mqadmin matrix) are added to STEPS and DEFAULT_STEPS.
+# Later steps (Java client scenarios, the mqadmin matrix) are added as step_<name> functions
+# and, when they belong in make test, to DEFAULT_STEPS.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEFAULT_STEPS=(golden-check)
+DEFAULT_STEPS=(golden-check smoke go-harness)
 passed=0
 failed=0
 
@@ -67,6 +70,10 @@ step_java_store_check() {
 
 step_smoke() {
   "$JAVA_DIR/smoke.sh"
+}
+
+step_go_harness() {
+  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 10m ./conformance/java/)
 }
 
 run_step() {
