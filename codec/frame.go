@@ -67,6 +67,31 @@ func ReadCommand(r Reader, maxFrame int) (*protocol.Command, error) {
 	return Decode(frame)
 }
 
+// ReadCommandInPlace is ReadCommand without the copy: the command is decoded inside r's
+// buffer (JSON escapes are undone there) and its strings and body point into it. It is
+// valid only until r is read again; callers that keep it call Clone.
+func ReadCommandInPlace(r Reader, maxFrame int) (*protocol.Command, error) {
+	if r.InboundBuffered() < 4 {
+		return nil, ErrIncomplete
+	}
+	p, err := r.Peek(4)
+	if err != nil {
+		return nil, ErrIncomplete
+	}
+	size, err := FrameSize(p, maxFrame)
+	if err != nil {
+		return nil, err
+	}
+	if r.InboundBuffered() < size {
+		return nil, ErrIncomplete
+	}
+	frame, err := r.Next(size)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return DecodeOwned(frame[4:])
+}
+
 // Decode decodes a whole frame (length word included) into a command that owns a copy
 // of the bytes.
 func Decode(frame []byte) (*protocol.Command, error) {

@@ -1,5 +1,7 @@
 package protocol
 
+import "unsafe"
+
 // Flag bits of a RemotingCommand (Java: RemotingCommand RPC_TYPE / RPC_ONEWAY).
 const (
 	FlagResponse int32 = 1 << 0 // set on every response
@@ -138,4 +140,39 @@ func (c *Command) ResponseCode() ResponseCode { return ResponseCode(c.Code) }
 func (c *Command) SetRemark(r string) {
 	c.Remark = r
 	c.HasRemark = true
+}
+
+// Clone returns a deep copy of c whose strings and body live in one new buffer, for a
+// command decoded in place from a buffer that is about to be reused.
+func (c *Command) Clone() *Command {
+	n := len(c.Remark) + len(c.Body)
+	for _, kv := range c.Ext {
+		n += len(kv.Key) + len(kv.Value)
+	}
+	buf := make([]byte, 0, n)
+	str := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		start := len(buf)
+		buf = append(buf, s...)
+		return unsafe.String(&buf[start], len(s))
+	}
+	out := &Command{Code: c.Code, Language: c.Language, Version: c.Version, Opaque: c.Opaque, Flag: c.Flag,
+		HasRemark: c.HasRemark, Serialize: c.Serialize}
+	out.Remark = str(c.Remark)
+	if len(c.Ext) <= len(out.extInline) {
+		out.Ext = out.extInline[:0]
+	} else {
+		out.Ext = make(Ext, 0, len(c.Ext))
+	}
+	for _, kv := range c.Ext {
+		out.Ext = append(out.Ext, KV{Key: str(kv.Key), Value: str(kv.Value)})
+	}
+	if c.Body != nil {
+		start := len(buf)
+		buf = append(buf, c.Body...)
+		out.Body = buf[start:len(buf):len(buf)]
+	}
+	return out
 }

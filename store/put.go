@@ -87,7 +87,12 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 		return s.failPut(st, err)
 	}
 	key := cqKey{m.Topic, m.QueueID}
-	queueOffset, known := s.topicQueue[key]
+	qp := s.topicQueue[key]
+	known := qp != nil
+	var queueOffset int64
+	if known {
+		queueOffset = *qp
+	}
 	recordOffset := queueOffset
 	if tran == message.TransactionPrepared || tran == message.TransactionRollback {
 		recordOffset = 0
@@ -96,13 +101,12 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 	message.EncodeRecord(mf.data[pos:], m, crc, recordOffset, phys, now)
 	mf.storeTs.Store(now)
 	mf.wrote.Store(pos + int64(size))
+	if !known {
+		qp = new(int64)
+		s.topicQueue[cqKey{strings.Clone(m.Topic), m.QueueID}] = qp
+	}
 	if tran == message.TransactionNotType || tran == message.TransactionCommit {
-		if !known {
-			key.topic = strings.Clone(key.topic)
-		}
-		s.topicQueue[key] = queueOffset + 1
-	} else if !known {
-		s.topicQueue[cqKey{strings.Clone(m.Topic), m.QueueID}] = 0
+		*qp = queueOffset + 1
 	}
 	s.lockBeginMs.Store(0)
 	s.putMu.Unlock()
@@ -198,7 +202,11 @@ func (s *Store) PutMessages(m *message.Message, batch []byte) (PutResult, error)
 		return s.failPut(st, rerr)
 	}
 	key := cqKey{m.Topic, m.QueueID}
-	first, known := s.topicQueue[key]
+	qp := s.topicQueue[key]
+	var first int64
+	if qp != nil {
+		first = *qp
+	}
 	qo := first
 	start := mf.from + pos
 	p := pos
@@ -211,10 +219,11 @@ func (s *Store) PutMessages(m *message.Message, batch []byte) (PutResult, error)
 	})
 	mf.storeTs.Store(now)
 	mf.wrote.Store(p)
-	if !known {
-		key.topic = strings.Clone(key.topic)
+	if qp == nil {
+		qp = new(int64)
+		s.topicQueue[cqKey{strings.Clone(m.Topic), m.QueueID}] = qp
 	}
-	s.topicQueue[key] = qo
+	*qp = qo
 	s.lockBeginMs.Store(0)
 	s.putMu.Unlock()
 

@@ -221,9 +221,10 @@ func (s *Store) recoverTopicQueueTable() {
 	defer s.cqMu.RUnlock()
 	s.putMu.Lock()
 	defer s.putMu.Unlock()
-	s.topicQueue = make(map[cqKey]int64, len(s.cqs))
+	s.topicQueue = make(map[cqKey]*int64, len(s.cqs))
 	for k, cq := range s.cqs {
-		s.topicQueue[k] = cq.maxOffsetInQueue()
+		v := cq.maxOffsetInQueue()
+		s.topicQueue[k] = &v
 		cq.correctMinOffset(clMin)
 	}
 }

@@ -39,8 +39,8 @@ type Store struct {
 	// putMu is the append lock (Java: putMessageLock). It guards topicQueue and the
 	// CommitLog's last file. Lock order: putMu, then cl.mu.
 	putMu       sync.Mutex
-	topicQueue  map[cqKey]int64 // next logical offset per queue
-	lockBeginMs atomic.Int64    // when the current append took putMu, 0 when free
+	topicQueue  map[cqKey]*int64 // next logical offset per queue; values are updated through the pointer so the map never re-stores a key (Go replaces string keys on assignment, and callers' topic strings may live in reused buffers)
+	lockBeginMs atomic.Int64     // when the current append took putMu, 0 when free
 
 	// cqMu guards cqs. Lock order: cqMu, then putMu, then a queue's mu.
 	cqMu sync.RWMutex
@@ -91,7 +91,7 @@ func Open(cfg Config) (*Store, error) {
 		clSize:       cfg.MappedFileSizeCommitLog,
 		delays:       parseDelayLevels(cfg.MessageDelayLevel),
 		memory:       totalPhysicalMemory(),
-		topicQueue:   make(map[cqKey]int64),
+		topicQueue:   make(map[cqKey]*int64),
 		cqs:          make(map[cqKey]*consumeQueue),
 		dispatchWake: make(chan struct{}, 1),
 		flushWake:    make(chan struct{}, 1),

@@ -82,6 +82,7 @@ func (m *SubscriptionManager) Find(group string) (protocol.SubscriptionGroupConf
 		m.mu.Unlock()
 		return *c, true
 	}
+	group = strings.Clone(group) // the request's strings may live in a reused read buffer
 	nc := protocol.NewSubscriptionGroupConfig(group)
 	m.table[group] = &nc
 	m.nextVersionLocked()

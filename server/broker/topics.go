@@ -296,6 +296,7 @@ func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQu
 	if q < 0 {
 		q = 0
 	}
+	topic = strings.Clone(topic) // the request's strings may live in a reused read buffer
 	tc := protocol.TopicConfig{TopicName: topic, ReadQueueNums: q, WriteQueueNums: q, Perm: defPerm &^ protocol.PermInherit,
 		TopicSysFlag: sysFlag, TopicFilterType: def.TopicFilterType}
 	m.putLocked(tc)
@@ -318,7 +319,7 @@ func (m *TopicManager) CreateIfAbsent(topic string, queueNums, perm, sysFlag int
 		m.mu.Unlock()
 		return *tc
 	}
-	tc := protocol.NewTopicConfig(topic)
+	tc := protocol.NewTopicConfig(strings.Clone(topic))
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm, tc.TopicSysFlag = queueNums, queueNums, perm, sysFlag
 	m.putLocked(tc)
 	m.mu.Unlock()

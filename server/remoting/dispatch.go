@@ -22,6 +22,11 @@ type Route struct {
 	Code    protocol.RequestCode
 	Handler Handler
 	Pool    *Pool
+	// Borrow lets an inline handler see the request decoded in place in the event loop's
+	// read buffer, saving a copy of the frame. The handler must not keep the request, its
+	// strings or its body after it returns (Context.Reply stays usable: it needs only the
+	// request's opaque, flag and serialize type). Ignored for pooled routes.
+	Borrow bool
 }
 
 // Context is what a handler knows about its request's connection.

@@ -230,7 +230,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	c.lastRead.Store(time.Now().UnixNano())
 	var out *[]byte
 	for {
-		cmd, err := codec.ReadCommand(gc, s.opts.MaxFrameSize)
+		cmd, err := codec.ReadCommandInPlace(gc, s.opts.MaxFrameSize)
 		if errors.Is(err, codec.ErrIncomplete) {
 			break
 		}
@@ -240,7 +240,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 			return gnet.Close
 		}
 		if cmd.IsResponse() {
-			if !c.complete(cmd) {
+			if !c.complete(cmd.Clone()) {
 				s.log.Debug().Int32("opaque", cmd.Opaque).Str("remote", c.remote).Msg("response to no pending request")
 			}
 			continue
@@ -277,8 +277,11 @@ func (s *Server) dispatch(c *Conn, req *protocol.Command) *protocol.Command {
 			Str("remote", c.remote).Msg("request")
 	}
 	oneway := req.IsOneway()
-	ctx := &Context{Conn: c, req: req, log: &s.log}
 	r := s.tab.routes[req.RequestCode()]
+	if r == nil || r.Pool != nil || !r.Borrow {
+		req = req.Clone() // the handler may keep it past this read
+	}
+	ctx := &Context{Conn: c, req: req, log: &s.log}
 	if r == nil || c.excluded[req.RequestCode()] {
 		h := s.tab.unknown
 		if h == nil || c.excluded[req.RequestCode()] {
