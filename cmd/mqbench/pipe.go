@@ -109,9 +109,7 @@ type connStats struct {
 	errs        map[string]int64 // failed responses the client could not use
 	stray       int64            // responses matching no outstanding request
 	connErr     error
-	lost        int64 // requests outstanding when the connection failed or the run ended
 	onewayMsgs  int64
-	onewayBytes int64
 	onewayReqs  int64
 }
 
@@ -121,9 +119,11 @@ type slotState struct {
 	n      atomic.Int32
 }
 
-// pipe is one pipelined connection: a writer goroutine that fills the window and writes
-// every ready frame in one write, and a reader goroutine that matches responses by
-// opaque. Opaques carry the slot in their low bits.
+// pipe is one pipelined connection. Its reader goroutine reads every answer, matches
+// the slot by the opaque's low bits, and, once no further answer is buffered, refills
+// every freed slot and writes the new requests in one write: the window stays full and
+// no goroutine hand-off sits between an answer and the next request. Oneway runs, which
+// get no answers to drive them, have a writer goroutine that fills the window instead.
 type pipe struct {
 	id       int
 	nc       net.Conn
@@ -138,15 +138,19 @@ type pipe struct {
 	oneway   bool // requests are not answered: slots come back once written
 	maxFrame int
 
+	sendMu     sync.Mutex // held while building and writing requests
+	sendClosed bool       // no more requests: the budget is spent or the run stops
+	wbuf       []byte
+	batch      []int
+
 	dead     chan struct{}
 	deadOnce sync.Once
 	fenced   chan struct{}
-	wdone    chan struct{}
+	wdone    chan struct{} // closed when the pipe sends no more requests
 	rdone    chan struct{}
 
 	seq   uint32
 	stats connStats
-	wErr  error
 }
 
 const maxCoalesce = 256 << 10 // bytes per write when coalescing
@@ -158,6 +162,7 @@ func newPipe(id int, nc net.Conn, w workload, run *runState, window int, coalesc
 		slots: make([]slotState, window+1), free: make(chan int, window),
 		coalesce: coalesce, oneway: oneway, maxFrame: codec.DefaultMaxFrameSize,
 		dead: make(chan struct{}), fenced: make(chan struct{}), wdone: make(chan struct{}), rdone: make(chan struct{}),
+		wbuf: make([]byte, 0, 64<<10), batch: make([]int, 0, window),
 	}
 	p.stats.hist = newHistogram()
 	p.stats.codes = map[int32]int64{}
@@ -170,7 +175,88 @@ func newPipe(id int, nc net.Conn, w workload, run *runState, window int, coalesc
 
 func (p *pipe) start() {
 	go p.readLoop()
-	go p.writeLoop()
+	if p.oneway {
+		go p.writeLoop()
+	}
+}
+
+// stopSending makes sure the pipe sends nothing more and returns once a refill in
+// progress has finished.
+func (p *pipe) stopSending() {
+	if p.oneway {
+		<-p.wdone
+		return
+	}
+	p.sendMu.Lock()
+	p.closeSendLocked()
+	p.sendMu.Unlock()
+}
+
+func (p *pipe) closeSendLocked() {
+	if !p.sendClosed {
+		p.sendClosed = true
+		close(p.wdone)
+	}
+}
+
+// refill builds requests for every free slot and writes them: in one write when
+// coalescing, else one write per request. It runs on the reader goroutine.
+func (p *pipe) refill() error {
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
+	if p.sendClosed {
+		return nil
+	}
+	if p.run.stopped() {
+		p.closeSendLocked()
+		return nil
+	}
+	buf, batch := p.wbuf[:0], p.batch[:0]
+	for {
+		var slot int
+		select {
+		case slot = <-p.free:
+		default:
+			return p.flush(buf, batch)
+		}
+		op := p.nextOpaque(slot)
+		out, n, ok := p.w.request(buf, slot, op)
+		if !ok {
+			p.free <- slot
+			p.closeSendLocked()
+			return p.flush(buf, batch)
+		}
+		buf, batch = out, append(batch, slot)
+		p.slots[slot].opaque.Store(op)
+		p.slots[slot].n.Store(int32(n))
+		if !p.coalesce || len(buf) >= maxCoalesce {
+			if err := p.flush(buf, batch); err != nil {
+				return err
+			}
+			buf, batch = buf[:0], batch[:0]
+		}
+	}
+}
+
+// flush stamps the send time of the batch's slots and writes buf.
+func (p *pipe) flush(buf []byte, batch []int) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	now := p.run.now()
+	for _, slot := range batch {
+		p.slots[slot].sentAt.Store(now)
+	}
+	p.inflight.Add(int64(len(batch)))
+	if _, err := p.nc.Write(buf); err != nil {
+		err = fmt.Errorf("write: %w", err)
+		p.die(err)
+		return err
+	}
+	if cap(buf) > cap(p.wbuf) {
+		p.wbuf = buf[:0]
+	}
+	return nil
 }
 
 func (p *pipe) die(err error) {
@@ -209,6 +295,8 @@ func (p *pipe) take() (int, bool) {
 	}
 }
 
+// writeLoop fills the window of a oneway pipe: slots come back as soon as their
+// requests are written.
 func (p *pipe) writeLoop() {
 	defer close(p.wdone)
 	buf := make([]byte, 0, 64<<10)
@@ -223,8 +311,7 @@ func (p *pipe) writeLoop() {
 		done := false
 		for i := 0; i < len(batch); i++ {
 			slot := batch[i]
-			op := p.nextOpaque(slot)
-			out, n, ok := p.w.request(buf, slot, op)
+			out, n, ok := p.w.request(buf, slot, p.nextOpaque(slot))
 			if !ok {
 				p.free <- slot
 				batch = batch[:i]
@@ -232,10 +319,8 @@ func (p *pipe) writeLoop() {
 				break
 			}
 			buf = out
-			st := &p.slots[slot]
-			st.opaque.Store(op)
-			st.n.Store(int32(n))
-			if p.coalesce && len(buf) < maxCoalesce && len(batch) < p.window {
+			p.slots[slot].n.Store(int32(n))
+			if len(buf) < maxCoalesce && len(batch) < p.window {
 				select {
 				case s := <-p.free:
 					batch = append(batch, s)
@@ -244,32 +329,24 @@ func (p *pipe) writeLoop() {
 			}
 		}
 		if len(batch) > 0 {
-			now := p.run.now()
-			for _, slot := range batch {
-				p.slots[slot].sentAt.Store(now)
-			}
-			if !p.oneway {
-				p.inflight.Add(int64(len(batch)))
-			}
 			if _, err := p.nc.Write(buf); err != nil {
-				p.wErr = err
 				p.die(fmt.Errorf("write: %w", err))
 				return
 			}
-			if p.oneway {
-				measuring := p.run.measuring.Load()
-				var sent int64
+			var sent, reqs int64
+			if p.run.measuring.Load() {
 				for _, slot := range batch {
-					if measuring {
-						sent += int64(p.slots[slot].n.Load())
-						p.stats.onewayReqs++
-					}
-					p.free <- slot
+					sent += int64(p.slots[slot].n.Load())
 				}
-				p.stats.onewayMsgs += sent
-				if sent > 0 && p.run.limit > 0 && p.run.completed.Add(sent) >= p.run.limit {
-					p.run.stop()
-				}
+				reqs = int64(len(batch))
+			}
+			for _, slot := range batch {
+				p.free <- slot
+			}
+			p.stats.onewayMsgs += sent
+			p.stats.onewayReqs += reqs
+			if sent > 0 && p.run.limit > 0 && p.run.completed.Add(sent) >= p.run.limit {
+				p.run.stop()
 			}
 		}
 		if done {
@@ -303,7 +380,19 @@ func (p *pipe) readLoop() {
 	br := bufio.NewReaderSize(p.nc, 128<<10)
 	var lenBuf [4]byte
 	frame := make([]byte, 4096)
+	if !p.oneway {
+		if p.refill() != nil {
+			return
+		}
+	}
 	for {
+		// Every buffered answer has been handled: send what the freed slots allow before
+		// blocking for more.
+		if !p.oneway && br.Buffered() == 0 && len(p.free) > 0 {
+			if p.refill() != nil {
+				return
+			}
+		}
 		if _, err := io.ReadFull(br, lenBuf[:]); err != nil {
 			p.die(fmt.Errorf("read: %w", err))
 			return

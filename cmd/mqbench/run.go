@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +35,7 @@ type loadOpts struct {
 	startupTimeout time.Duration
 	probeInterval  time.Duration
 	jsonOut        bool
+	cpuProfile     string
 }
 
 func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
@@ -50,6 +53,7 @@ func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
 	fs.DurationVar(&o.startupTimeout, "startup-timeout", 60*time.Second, "how long a started server may take to accept a request")
 	fs.DurationVar(&o.probeInterval, "probe-interval", 5*time.Millisecond, "interval between readiness probes of a started server")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write mqbench's own CPU profile of the measured window here (to check the client is cheap)")
 }
 
 func (o *loadOpts) check() error {
@@ -171,6 +175,16 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 		before, beforeErr = sampleProc(pid)
 	}
 	selfBefore, selfErr := sampleProc(0)
+	if o.cpuProfile != "" {
+		if f, err := os.Create(o.cpuProfile); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer func() {
+					pprof.StopCPUProfile()
+					f.Close()
+				}()
+			}
+		}
+	}
 	t0 := run.now()
 	run.measuring.Store(true)
 	if o.warmup <= 0 {
@@ -201,7 +215,7 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	})
 	run.stop()
 	for _, p := range pipes {
-		<-p.wdone
+		p.stopSending()
 	}
 	if fence {
 		for _, p := range pipes {
@@ -250,7 +264,7 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 		s := &p.stats
 		hist.merge(s.hist)
 		res.Messages += s.msgs + s.onewayMsgs
-		res.Bytes += s.bytes + s.onewayBytes
+		res.Bytes += s.bytes
 		res.Requests += s.requests + s.onewayReqs
 		res.Empty += s.empty
 		for code, n := range s.codes {
