@@ -21,13 +21,15 @@ DEFAULT_STEPS=(golden-check smoke go-harness)
 passed=0
 failed=0
 
-# The directories GoldenMain (4.9.8 tools) and ConfigGoldenMain (4.9.7 servers) write.
+# The directories GoldenMain (4.9.8 tools), ConfigGoldenMain (4.9.7 servers) and Golden42Main
+# (4.2.0 client42, the v4.2.0/ subdirectories) write.
 GOLDEN_DIRS=(codec/testdata/golden protocol/testdata/golden store/testdata/java)
 
 generate_goldens() {
   local root=$1
   run_tool org.skyrocket.golden.GoldenMain "$root"
   java "${TOOL_JVM[@]}" -cp "$(module_cp servers)" org.skyrocket.golden.ConfigGoldenMain "$root"
+  java "${TOOL_JVM[@]}" -cp "$(module_cp client42)" org.skyrocket.client42.Golden42Main "$root"
 }
 
 step_golden() {
