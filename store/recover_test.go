@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
@@ -240,14 +239,6 @@ func TestRecover_Abort_IndexAfterCheckpointDeletedAndRebuilt(t *testing.T) {
 	}
 }
 
-var tailTemplate struct {
-	once sync.Once
-	dir  string
-	cfg  Config
-	end  int64
-	err  error
-}
-
 // FuzzRecoverCommitLogTail writes arbitrary bytes after three valid records, restarts
 // after a crash, and checks that the valid records survive, that everything kept
 // decodes with a valid CRC, and that the store accepts puts again.
@@ -256,24 +247,17 @@ func FuzzRecoverCommitLogTail(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 120, 0xDA, 0xA3, 0x20, 0xA7}) // a record header with nothing after it
 	f.Add([]byte{0, 0, 0, 8, 0xCB, 0xD4, 0x31, 0x94})   // a blank in the middle of the file
 	f.Add([]byte{0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3})      // garbage size
+	// One crashed store with three records is the template every input starts from.
+	template := DefaultConfig(f.TempDir())
+	template.MappedFileSizeCommitLog = 8 << 10
+	template.MappedFileSizeConsumeQueue = 100 * cqUnitSize
+	template.MaxHashSlotNum, template.MaxIndexNum = 16, 64
+	rs := crashedStore(f, template, 3)
+	end := rs[2].WroteOffset + int64(rs[2].WroteBytes)
 	f.Fuzz(func(t *testing.T, tail []byte) {
-		tailTemplate.once.Do(func() {
-			tailTemplate.dir, tailTemplate.err = os.MkdirTemp("", "fuzzrecover")
-			c := DefaultConfig(tailTemplate.dir)
-			c.MappedFileSizeCommitLog = 8 << 10
-			c.MappedFileSizeConsumeQueue = 100 * cqUnitSize
-			c.MaxHashSlotNum, c.MaxIndexNum = 16, 64
-			tailTemplate.cfg = c
-			rs := crashedStore(t, c, 3)
-			tailTemplate.end = rs[2].WroteOffset + int64(rs[2].WroteBytes)
-		})
-		if tailTemplate.err != nil {
-			t.Fatal(tailTemplate.err)
-		}
-		c := tailTemplate.cfg
+		c := template
 		c.RootDir, c.CommitLogDir = t.TempDir(), ""
-		copyDir(t, tailTemplate.dir, c.RootDir)
-		end := tailTemplate.end
+		copyDir(t, template.RootDir, c.RootDir)
 		if len(tail) > int(c.MappedFileSizeCommitLog-end) {
 			tail = tail[:c.MappedFileSizeCommitLog-end]
 		}
