@@ -200,6 +200,7 @@ public final class Golden42Main {
                 byte[] body = d.getBody();
                 out.write(e.getKey() + "." + (type == SerializeType.JSON ? "json" : "rocketmq") + ".hex", Hex.lines(frame), Json.obj()
                     .with("case", e.getKey())
+                    .with("headerClass", c.readCustomHeader() == null ? null : c.readCustomHeader().getClass().getName())
                     .with("serializeType", type.name())
                     .with("javaEncoder", "RemotingCommand#encode (4.2.0)")
                     .with("code", d.getCode())

@@ -331,9 +331,11 @@ public final class FrameGoldens {
             }
         }
         byte[] body = d.getBody();
+        CommandCustomHeader h = c.build.get().readCustomHeader();
         return Json.obj()
             .with("case", c.name)
             .with("description", c.description)
+            .with("headerClass", h == null ? null : h.getClass().getName())
             .with("serializeType", type.name())
             .with("javaEncoder", encoder)
             .with("totalLength", total)
