@@ -69,6 +69,10 @@ func BrokerOptions(cfg *configs.Broker) (broker.Options, error) {
 	o.TraceOn = bc.TraceOn
 	o.NotifyConsumerIdsChangedEnable = bc.NotifyConsumerIdsChangedEnable
 	o.EnablePropertyFilter = bc.EnablePropertyFilter
+	o.FilterSupportRetry = bc.FilterSupportRetry
+	o.FilterDataCleanTimeSpan = millis(bc.FilterDataCleanTimeSpan)
+	o.MaxErrorRateOfBloomFilter = bc.MaxErrorRateOfBloomFilter
+	o.ExpectConsumerNumUseFilter = bc.ExpectConsumerNumUseFilter
 	o.RejectTransactionMessage = bc.RejectTransactionMessage
 	o.StoreReplyMessageEnable = bc.StoreReplyMessageEnable
 	o.TransactionTimeOut = millis(bc.TransactionTimeOut)

@@ -18,7 +18,7 @@ const (
 	whyDLedger   = "DLedger is not supported (enableDLegerCommitLog=true is refused)"
 	whyJavaOnly  = "a Java implementation detail with no counterpart (JVM, plug-in classes, logging, commercial statistics)"
 	whyStoreImpl = "a knob of Java's store implementation; Skyrocket's store writes straight into the mapped file and has no equivalent"
-	whyFilter    = "SQL92 filtering evaluates each message at pull time; no bloom-filter bitmaps or consumequeue_ext are built"
+	whyFilter    = "no bloom-filter bitmaps are computed at dispatch and no consumequeue_ext is written: SQL92 filters are evaluated at pull time"
 )
 
 // brokerIneffective lists, by property name, every broker.conf property that
@@ -58,10 +58,6 @@ var brokerIneffective = map[string]string{
 	"disableConsumeIfConsumerReadSlowly":     whyNotYet,
 	"consumerFallbehindThreshold":            whyNotYet,
 	"enableCalcFilterBitMap":                 whyFilter,
-	"expectConsumerNumUseFilter":             whyFilter,
-	"maxErrorRateOfBloomFilter":              whyFilter,
-	"filterDataCleanTimeSpan":                whyFilter,
-	"filterSupportRetry":                     whyNotYet,
 	"enableDetailStat":                       whyNotYet,
 	"autoDeleteUnusedStats":                  whyNotYet,
 	"isolateLogEnable":                       whyJavaOnly,
