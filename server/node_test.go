@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/configs"
+	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
 // freePort returns a loopback port p such that p-2 and p+1 are free too (broker VIP and
@@ -150,5 +152,45 @@ func TestDefaultLogLevel_Environment(t *testing.T) {
 	t.Setenv(LogLevelEnv, "")
 	if DefaultLogLevel() != "info" {
 		t.Errorf("DefaultLogLevel() = %q", DefaultLogLevel())
+	}
+}
+
+// UPDATE_NAMESRV_CONFIG over the wire reaches NamesrvConfiguration and is persisted to
+// configStorePath; GET_NAMESRV_CONFIG answers the updated text.
+func TestNode_NamesrvConfig_UpdateOverTheWire(t *testing.T) {
+	dir := t.TempDir()
+	n := configs.NewNamesrv()
+	n.Namesrv.KvConfigPath = ""
+	n.Namesrv.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	opts := NamesrvOptions(n)
+	opts.ListenAddr = "127.0.0.1:0"
+	node, err := Start(&opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Shutdown(context.Background())
+	c := remoting.NewClient(remoting.ClientOptions{})
+	defer c.Close()
+	call := func(code protocol.RequestCode, body string) *protocol.Command {
+		req := protocol.NewRequest(code)
+		req.Body = []byte(body)
+		resp, err := c.Invoke(context.Background(), node.Namesrv.Addr(), req, 3*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if resp := call(protocol.CodeUpdateNamesrvConfig, "orderMessageEnable=true\n"); resp.Code != 0 {
+		t.Fatalf("update: code %d %q", resp.Code, resp.Remark)
+	}
+	if resp := call(protocol.CodeGetNamesrvConfig, ""); !strings.Contains(string(resp.Body), "orderMessageEnable=true\n") {
+		t.Errorf("GET_NAMESRV_CONFIG after update:\n%s", resp.Body)
+	}
+	b, err := os.ReadFile(n.Namesrv.ConfigStorePath)
+	if err != nil || !strings.Contains(string(b), "orderMessageEnable=true\n") {
+		t.Errorf("persisted file: %v\n%s", err, b)
+	}
+	if resp := call(protocol.CodeUpdateNamesrvConfig, "kvConfigPath=/tmp/x\n"); resp.Code != int32(protocol.ResNoPermission) {
+		t.Errorf("black-listed update: code %d %q", resp.Code, resp.Remark)
 	}
 }
