@@ -149,7 +149,29 @@ func TestRoute_Namesrv_QueriesCounted(t *testing.T) {
 	if r.Messages != 400 || r.Requests != 400 || r.Bytes == 0 || r.Latency == nil {
 		t.Fatalf("queries %d requests %d bytes %d latency %+v", r.Messages, r.Requests, r.Bytes, r.Latency)
 	}
-	// The stand-in broker left with its connection: the topics are gone again.
+	// -server-cmd readiness: a route is needed unless -register adds it.
+	if err := probeRoute(ns.Addr(), "NoSuchTopic", true); !errors.Is(err, errRefused) {
+		t.Fatalf("probe needing a route, none registered: err = %v", err)
+	}
+	if err := probeRoute(ns.Addr(), "NoSuchTopic", false); err != nil {
+		t.Fatalf("probe needing an answer only: %v", err)
+	}
+	reg := startRegistrar(ns.Addr(), brokerRegistration{cluster: "c", name: "b", addr: "127.0.0.1:1", topics: []string{"ProbeT"}, queues: 1}, zerolog.Nop())
+	if err := <-reg.initial; err != nil {
+		t.Fatal(err)
+	}
+	if err := probeRoute(ns.Addr(), "ProbeT", true); err != nil {
+		t.Fatalf("probe with a registered route: %v", err)
+	}
+	reg.close()
+	// The stand-in broker leaves with its connection (asynchronously on the server).
+	deadline := time.Now().Add(5 * time.Second)
+	for probeRoute(ns.Addr(), "T1", true) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("stand-in broker still registered 5 s after the run")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	r = mustRun(t, "route", "-n", ns.Addr(), "-t", "T1", "-c", "2", "-m", "50", "-version", "317")
 	if r.Messages != 0 || r.Errors[codeKey(int32(protocol.ResTopicNotExist))] != r.Requests || r.Requests < 50 {
 		t.Fatalf("after unregister: queries %d requests %d errors %v", r.Messages, r.Requests, r.Errors)

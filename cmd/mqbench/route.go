@@ -160,9 +160,10 @@ func registerBroker(nc net.Conn, r *brokerRegistration, timeout time.Duration) e
 	return nil
 }
 
-// probeRoute is ready when the NameServer answers a route query at all (SUCCESS or
-// TOPIC_NOT_EXIST).
-func probeRoute(ns, topic string) error {
+// probeRoute is ready when the NameServer answers a route query: with needRoute, only
+// SUCCESS counts (a broker must have registered the topic); otherwise TOPIC_NOT_EXIST
+// does too (-register adds the route after the probe).
+func probeRoute(ns, topic string, needRoute bool) error {
 	nc, err := dial(ns, 200*time.Millisecond)
 	if err != nil {
 		return err
@@ -172,13 +173,19 @@ func probeRoute(ns, topic string) error {
 	req.Opaque = 1
 	h := protocol.GetRouteInfoRequestHeader{Topic: topic}
 	h.Encode(&req.Ext)
-	_, err = call(nc, req, time.Second)
-	return err
+	resp, err := call(nc, req, time.Second)
+	if err != nil {
+		return err
+	}
+	if needRoute && resp.Code != int32(protocol.ResSuccess) {
+		return errResponse(resp)
+	}
+	return nil
 }
 
 func (o *routeOpts) run(ctx context.Context) (*Result, error) {
 	topics := o.topicList()
-	return o.withServer(ctx, "route", o.namesrv, func() error { return probeRoute(o.namesrv, topics[0]) }, func(pid int) (*Result, error) {
+	return o.withServer(ctx, "route", o.namesrv, func() error { return probeRoute(o.namesrv, topics[0], !o.standin) }, func(pid int) (*Result, error) {
 		return o.load(ctx, topics, pid)
 	})
 }
