@@ -13,7 +13,8 @@
 // namesrvAddr, a SLAVE with brokerId 0 and features Skyrocket refuses (DLedger, ACL, the
 // address server, multi-path CommitLogs) print a message and exit 1.
 //
-// Skyrocket adds -bind IP (listen on one address instead of every interface) and
+// Skyrocket adds -bind IP (listen on one address instead of every interface; it is also
+// the advertised brokerIP1/brokerIP2 unless the file sets them) and
 // -log-level (trace, debug, info, warn, error; default $SKYROCKET_LOG_LEVEL or info).
 // SIGINT and SIGTERM shut down cleanly: unregister from the NameServers, answer held
 // pulls, persist consumer offsets, flush and close the store (removing its abort file).
@@ -67,7 +68,8 @@ const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>]
  -m,--printImportantConfig      Print important config item
  -n,--namesrvAddr <arg>         Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'
  -p,--printConfigItem           Print all config item
- -bind <ip>                     Skyrocket: listen on this IP only (default: every interface, as Java)
+ -bind <ip>                     Skyrocket: listen on this IP only (default: every interface, as Java);
+                                also brokerIP1/brokerIP2 unless the config file sets them
  -log-level <level>             Skyrocket: trace, debug, info, warn, error (default: $SKYROCKET_LOG_LEVEL or info)
 `
 
@@ -153,6 +155,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		opts.ListenAddr = net.JoinHostPort(o.bind, strconv.Itoa(int(cfg.Server.ListenPort)))
+		// Bound to one address, the broker must also advertise it unless told otherwise:
+		// the default brokerIP1 (the host's first address) would not be served.
+		if _, set := cfg.FileProps["brokerIP1"]; !set && !net.ParseIP(o.bind).IsUnspecified() {
+			opts.BrokerIP1 = o.bind
+			if _, set := cfg.FileProps["brokerIP2"]; !set {
+				opts.BrokerIP2 = o.bind
+			}
+		}
 	}
 	opts.Logger = log
 	node, err := server.Start(nil, &opts)

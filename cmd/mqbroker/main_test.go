@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func runArgs(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -89,5 +93,89 @@ func TestRun_Help_Stdout(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "-c,--configFile <arg>") || !strings.Contains(out, "-m,--printImportantConfig") {
 			t.Errorf("%s: exit %d, stdout %q", arg, code, out)
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// freeBrokerPort returns a loopback port p with p-2 (VIP) and p+1 free too.
+func freeBrokerPort(t *testing.T) int {
+	t.Helper()
+	for range 50 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		ok := p > 1024
+		for _, q := range []int{p - 2, p + 1} {
+			if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q)); err != nil {
+				ok = false
+			} else {
+				l.Close()
+			}
+		}
+		if ok {
+			return p
+		}
+	}
+	t.Fatal("no free port triple")
+	return 0
+}
+
+func TestRun_BindAdvertisesAddress_StartsAndStops(t *testing.T) {
+	port := freeBrokerPort(t)
+	store := filepath.Join(t.TempDir(), "store")
+	conf := writeConf(t, fmt.Sprintf("brokerName=b1\nlistenPort=%d\nstorePathRootDir=%s\nmappedFileSizeCommitLog=65536\n"+
+		"mappedFileSizeConsumeQueue=600\nmaxHashSlotNum=10\nmaxIndexNum=40\n", port, store))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"-c", conf, "-bind", "127.0.0.1"}, &out, &errOut) }()
+	want := fmt.Sprintf("The broker[b1, 127.0.0.1:%d] boot success. serializeType=JSON", port)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), want) {
+		select {
+		case code := <-done:
+			t.Fatalf("exited early with %d: %s", code, errOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on stdout %q; stderr %s", want, out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(store, "abort")); err != nil {
+		t.Errorf("no abort file while running: %v", err)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("did not stop within 30 s")
+	}
+	if _, err := os.Stat(filepath.Join(store, "abort")); !os.IsNotExist(err) {
+		t.Errorf("abort file after a clean stop: %v", err)
 	}
 }
