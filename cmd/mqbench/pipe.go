@@ -261,7 +261,9 @@ func (p *pipe) flush(buf []byte, batch []int) error {
 
 func (p *pipe) die(err error) {
 	p.deadOnce.Do(func() {
-		if p.stats.connErr == nil && !p.run.stopped() {
+		// Errors after the run stopped are the connections being closed, except a
+		// write that was stuck.
+		if p.stats.connErr == nil && (!p.run.stopped() || errors.Is(err, errWriteStuck)) {
 			p.stats.connErr = err
 		}
 		close(p.dead)

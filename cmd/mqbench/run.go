@@ -19,6 +19,10 @@ import (
 // some other process already serves.
 var errBusyAddr = errors.New("mqbench: address in use")
 
+// errWriteStuck is reported for a connection whose write was still blocked -timeout
+// after the run ended.
+var errWriteStuck = errors.New("mqbench: write blocked at the end of the run (the server stopped reading)")
+
 // loadOpts are the flags every load mode (produce, consume, route) shares.
 type loadOpts struct {
 	conns          int
@@ -215,7 +219,20 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	})
 	run.stop()
 	for _, p := range pipes {
-		p.stopSending()
+		// A write blocked on a server that stopped reading would hold this forever:
+		// after -timeout the connection is closed under it.
+		stopped := make(chan struct{})
+		go func() {
+			p.stopSending()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-time.After(o.timeout):
+			p.die(errWriteStuck)
+			p.nc.Close()
+			<-stopped
+		}
 	}
 	if fence {
 		for _, p := range pipes {
