@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -259,5 +260,31 @@ func TestRun_Usage(t *testing.T) {
 		if err := run(context.Background(), args, &out, &errOut); err == nil || !strings.Contains(err.Error(), "usage") {
 			t.Errorf("%v: err = %v, want a usage error", args, err)
 		}
+	}
+}
+
+func TestProduce_ServerStopsReading_RunEnds(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accepted, never read
+		}
+	}()
+	start := time.Now()
+	r := mustRun(t, "produce", "-b", ln.Addr().String(), "-heartbeat=false", "-s", "1000000", "-w", "64", "-c", "1",
+		"-d", "200ms", "-timeout", "500ms")
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("run took %v", el)
+	}
+	if len(r.ConnErrors) != 1 || !strings.Contains(r.ConnErrors[0], "write blocked") || r.Messages != 0 || r.Errors["connection lost"] == 0 {
+		t.Fatalf("connection errors %q, messages %d, errors %v", r.ConnErrors, r.Messages, r.Errors)
 	}
 }
