@@ -135,10 +135,10 @@ var errNoReadableQueue = errors.New("mqbench: route has no readable queue on a m
 // consumerHeartbeat is a Java-shaped HEART_BEAT body of a push consumer subscribed to
 // topic with "*" (fastjson's alphabetical key order).
 func consumerHeartbeat(clientID, group, topic string, subVersion int64) []byte {
-	return []byte(`{"clientID":` + strconv.Quote(clientID) + `,"consumerDataSet":[{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET",` +
-		`"consumeType":"CONSUME_PASSIVELY","groupName":` + strconv.Quote(group) + `,"messageModel":"CLUSTERING",` +
+	return []byte(`{"clientID":` + jsonStr(clientID) + `,"consumerDataSet":[{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET",` +
+		`"consumeType":"CONSUME_PASSIVELY","groupName":` + jsonStr(group) + `,"messageModel":"CLUSTERING",` +
 		`"subscriptionDataSet":[{"classFilterMode":false,"codeSet":[],"expressionType":"TAG","subString":"*","subVersion":` +
-		strconv.FormatInt(subVersion, 10) + `,"tagsSet":[],"topic":` + strconv.Quote(topic) + `}],"unitMode":false}],` +
+		strconv.FormatInt(subVersion, 10) + `,"tagsSet":[],"topic":` + jsonStr(topic) + `}],"unitMode":false}],` +
 		`"producerDataSet":[{"groupName":"CLIENT_INNER_PRODUCER"}]}`)
 }
 

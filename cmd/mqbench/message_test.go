@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"regexp"
 	"testing"
 
@@ -119,5 +120,38 @@ func TestUniqIDGen_Next_DistinctAcrossInstances(t *testing.T) {
 	}
 	if got := string(a.next()[:8]); got != "7F000001" {
 		t.Fatalf("IP prefix %q", got)
+	}
+}
+
+func TestHeartbeatBodies_ValidJavaShape(t *testing.T) {
+	var hb struct {
+		ClientID        string `json:"clientID"`
+		ProducerDataSet []struct {
+			GroupName string `json:"groupName"`
+		} `json:"producerDataSet"`
+		ConsumerDataSet []struct {
+			GroupName           string `json:"groupName"`
+			ConsumeType         string `json:"consumeType"`
+			MessageModel        string `json:"messageModel"`
+			SubscriptionDataSet []struct {
+				Topic, SubString, ExpressionType string
+				SubVersion                       int64
+			} `json:"subscriptionDataSet"`
+		} `json:"consumerDataSet"`
+	}
+	if err := json.Unmarshal(producerHeartbeat(`id"1`, "PG"), &hb); err != nil {
+		t.Fatal(err)
+	}
+	if hb.ClientID != `id"1` || len(hb.ProducerDataSet) != 2 || hb.ProducerDataSet[0].GroupName != "PG" || len(hb.ConsumerDataSet) != 0 {
+		t.Fatalf("producer heartbeat %+v", hb)
+	}
+	if err := json.Unmarshal(consumerHeartbeat("id2", "CG", "T", 1700000000000), &hb); err != nil {
+		t.Fatal(err)
+	}
+	c := hb.ConsumerDataSet
+	if len(c) != 1 || c[0].GroupName != "CG" || c[0].ConsumeType != "CONSUME_PASSIVELY" || c[0].MessageModel != "CLUSTERING" ||
+		len(c[0].SubscriptionDataSet) != 1 || c[0].SubscriptionDataSet[0].Topic != "T" || c[0].SubscriptionDataSet[0].SubString != "*" ||
+		c[0].SubscriptionDataSet[0].SubVersion != 1700000000000 {
+		t.Fatalf("consumer heartbeat %+v", hb)
 	}
 }

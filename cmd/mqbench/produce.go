@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
@@ -175,8 +176,8 @@ func (l *produceLoad) fence(dst []byte, opaque int32) []byte {
 
 // producerHeartbeat is a Java-shaped HEART_BEAT body of a producer (fastjson key order).
 func producerHeartbeat(clientID, group string) []byte {
-	return []byte(`{"clientID":` + strconv.Quote(clientID) + `,"consumerDataSet":[],"producerDataSet":[{"groupName":` +
-		strconv.Quote(group) + `},{"groupName":"CLIENT_INNER_PRODUCER"}]}`)
+	return []byte(`{"clientID":` + jsonStr(clientID) + `,"consumerDataSet":[],"producerDataSet":[{"groupName":` +
+		jsonStr(group) + `},{"groupName":"CLIENT_INNER_PRODUCER"}]}`)
 }
 
 func clientID(i int) string {
@@ -289,3 +290,6 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 	}
 	return res, nil
 }
+
+// jsonStr is s as a JSON string literal, escaped as fastjson does.
+func jsonStr(s string) string { return string(compat.AppendJSONString(nil, s)) }
