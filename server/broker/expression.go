@@ -17,8 +17,11 @@ package broker
 //     matched, where Java keeps holding it; the client pulls again at once.
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
@@ -110,7 +113,8 @@ func notSupported(resp *protocol.Command, typ string) *protocol.Command {
 // sqlFilter is Java's ExpressionMessageFilter for a SQL92 subscription without the
 // bitmap: every ConsumeQueue unit is a candidate, the record's properties decide.
 type sqlFilter struct {
-	expr *filter.Expression // nil: no compiled expression, everything matches (Java)
+	expr  *filter.Expression // nil: no compiled expression, everything matches (Java)
+	props recordProps        // the record being matched; a pull matches one record at a time
 }
 
 func (f *sqlFilter) MatchByConsumeQueue(int64) bool { return true }
@@ -119,30 +123,102 @@ func (f *sqlFilter) MatchByCommitLog(record []byte) bool {
 	if f.expr == nil {
 		return true
 	}
-	props, ok := recordProperties(record)
+	raw, ok := recordProperties(record)
 	if !ok {
 		return false
 	}
-	return f.expr.Match(props)
+	f.props.reset(raw)
+	return f.expr.Match(&f.props)
 }
 
-// recordProps reads properties straight from a stored record's encoded properties.
-type recordProps []byte
+// recordProps reads properties from a stored record's encoded properties, split once
+// per record into reused spans (a selector usually reads several). Values are strings
+// over the record's bytes, not copies: the record (a mapped CommitLog slice held by the
+// pull) outlives the evaluation, and the evaluator keeps no value past it (its error
+// texts are built by concatenation, which copies).
+type recordProps struct {
+	raw    []byte
+	spans  []propSpan
+	parsed bool
+}
 
-func (p recordProps) Property(name string) (string, bool) {
-	v, ok := message.LookupProperty(p, name)
-	if !ok {
-		return "", false
+type propSpan struct{ k0, k1, v1 int } // key raw[k0:k1], value raw[k1+1:v1]
+
+func (p *recordProps) reset(raw []byte) {
+	p.raw, p.spans, p.parsed = raw, p.spans[:0], false
+}
+
+// split applies the rules of message.LookupProperty (Java's string2messageProperties):
+// segments split on 0x02, the key ends at the first 0x01 from the segment start, short or
+// malformed segments are skipped.
+func (p *recordProps) split() {
+	p.parsed = true
+	raw := p.raw
+	for i := 0; i < len(raw); {
+		end := bytes.IndexByte(raw[i:], 2)
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += i
+		}
+		if end-i >= 3 {
+			if kv := bytes.IndexByte(raw[i:], 1); kv > 0 && i+kv < end-1 {
+				p.spans = append(p.spans, propSpan{k0: i, k1: i + kv, v1: end})
+			}
+		}
+		i = end + 1
 	}
-	return string(v), true
 }
 
-func recordProperties(record []byte) (recordProps, bool) {
-	r, err := message.DecodeRecord(record)
-	if err != nil {
+func (p *recordProps) Property(name string) (string, bool) {
+	if !p.parsed {
+		p.split()
+	}
+	for i := len(p.spans) - 1; i >= 0; i-- { // the last occurrence wins
+		sp := p.spans[i]
+		if string(p.raw[sp.k0:sp.k1]) == name {
+			v := p.raw[sp.k1+1 : sp.v1]
+			return unsafe.String(&v[0], len(v)), true
+		}
+	}
+	return "", false
+}
+
+// recordProperties finds the properties of a stored record without decoding the rest
+// (Java: MessageDecoder#decodeProperties); false for a record too short for its fields.
+//
+//	TOTALSIZE 4 | MAGIC 4 | BODYCRC 4 | QUEUEID 4 | FLAG 4 | QUEUEOFFSET 8 | PHYSICALOFFSET 8 |
+//	SYSFLAG 4 | BORNTIMESTAMP 8 | BORNHOST 8/20 | STORETIMESTAMP 8 | STOREHOST 8/20 |
+//	RECONSUMETIMES 4 | PREPAREDOFFSET 8 | BODYLEN 4 | BODY | TOPICLEN 1 | TOPIC | PROPSLEN 2 | PROPS
+func recordProperties(rec []byte) ([]byte, bool) {
+	const sysFlagAt = 36
+	if len(rec) < sysFlagAt+4 {
 		return nil, false
 	}
-	return recordProps(r.Properties), true
+	sysFlag := int32(binary.BigEndian.Uint32(rec[sysFlagAt:]))
+	bodyLenAt := 84
+	if sysFlag&message.FlagBornHostV6 != 0 {
+		bodyLenAt += 12
+	}
+	if sysFlag&message.FlagStoreHostV6 != 0 {
+		bodyLenAt += 12
+	}
+	if len(rec) < bodyLenAt+4 {
+		return nil, false
+	}
+	topicLenAt := bodyLenAt + 4 + int(binary.BigEndian.Uint32(rec[bodyLenAt:]))
+	if topicLenAt < bodyLenAt || len(rec) < topicLenAt+1 {
+		return nil, false
+	}
+	propsLenAt := topicLenAt + 1 + int(rec[topicLenAt])
+	if len(rec) < propsLenAt+2 {
+		return nil, false
+	}
+	end := propsLenAt + 2 + int(binary.BigEndian.Uint16(rec[propsLenAt:]))
+	if len(rec) < end {
+		return nil, false
+	}
+	return rec[propsLenAt+2 : end], true
 }
 
 // retryFilter is Java's ExpressionForRetryMessageFilter (filterSupportRetry): a pull of
@@ -154,6 +230,7 @@ type retryFilter struct {
 	retry   bool
 	group   string
 	filters *ConsumerFilterManager
+	props   recordProps
 }
 
 func newRetryFilter(sub *protocol.SubscriptionData, data *ConsumerFilterData, m *ConsumerFilterManager) *retryFilter {
@@ -181,16 +258,17 @@ func (f *retryFilter) MatchByCommitLog(record []byte) bool {
 	if !f.retry && f.tag != nil {
 		return true
 	}
-	props, ok := recordProperties(record)
+	raw, ok := recordProperties(record)
 	if !ok {
 		return false
 	}
+	f.props.reset(raw)
 	expr := f.expr
 	if f.retry {
 		expr = nil
 		// A retried message without RETRY_TOPIC has no origin to filter by: deliver it
 		// (Java throws there and fails the pull).
-		if realTopic, ok := props.Property(propertyRetryTopic); ok {
+		if realTopic, ok := f.props.Property(propertyRetryTopic); ok {
 			if d, ok := f.filters.Get(realTopic, f.group); ok {
 				expr = d.Compiled
 			}
@@ -199,7 +277,7 @@ func (f *retryFilter) MatchByCommitLog(record []byte) bool {
 	if expr == nil {
 		return true
 	}
-	return expr.Match(props)
+	return expr.Match(&f.props)
 }
 
 var (

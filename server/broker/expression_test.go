@@ -211,3 +211,46 @@ func BenchmarkSQLFilter_MatchByCommitLog(b *testing.B) {
 		}
 	}
 }
+
+func TestRecordProperties_MatchesDecodeRecord(t *testing.T) {
+	v4 := netip.MustParseAddrPort("127.0.0.1:10911")
+	v6 := netip.MustParseAddrPort("[::1]:10911")
+	props := message.AppendProperty(message.AppendProperty(nil, "a", "1"), "TAGS", "TagA")
+	for _, hosts := range [][2]netip.AddrPort{{v4, v4}, {v6, v4}, {v4, v6}, {v6, v6}} {
+		for _, p := range [][]byte{props, nil} {
+			rec := message.AppendRecord(nil, &message.Message{Topic: "TopicX", Body: []byte("some body"), Properties: p,
+				BornHost: hosts[0], StoreHost: hosts[1]}, 3, 4, 5)
+			want, err := message.DecodeRecord(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := recordProperties(rec)
+			if !ok || string(got) != string(want.Properties) {
+				t.Fatalf("hosts %v: recordProperties = %q, %v; DecodeRecord %q", hosts, got, ok, want.Properties)
+			}
+			for n := 0; n < len(rec); n++ {
+				if got, ok := recordProperties(rec[:n]); ok && n < len(rec)-len(want.Properties) {
+					t.Fatalf("a record cut at %d gave properties %q", n, got)
+				}
+			}
+		}
+	}
+}
+
+func TestRecordProps_Property_AsLookupProperty(t *testing.T) {
+	raws := []string{
+		"a\x011\x02b\x012", "a\x011\x02a\x012", "\x02a\x011\x02", "a\x01\x02b\x01x", "ab\x02a\x01", "\x01a\x02a\x01v",
+		"k\x01v\x01w\x02k2\x01v2", "x\x02y\x02z\x011", "", "a\x01b", "TAGS\x01T\x02KEYS\x01k1 k2\x02a\x017\x02",
+	}
+	for _, raw := range raws {
+		var p recordProps
+		p.reset([]byte(raw))
+		for _, name := range []string{"a", "b", "k", "k2", "z", "TAGS", "KEYS", "", "x"} {
+			want, wok := message.LookupProperty([]byte(raw), name)
+			got, gok := p.Property(name)
+			if gok != wok || got != string(want) {
+				t.Errorf("%q: Property(%q) = %q, %v; LookupProperty %q, %v", raw, name, got, gok, want, wok)
+			}
+		}
+	}
+}

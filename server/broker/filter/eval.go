@@ -1,6 +1,10 @@
 package filter
 
-import "math"
+import (
+	"math"
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 // Evaluation follows Java's expression classes (filter/expression, 4.9.8):
 //
@@ -308,16 +312,31 @@ func compareDouble(a, b float64) int {
 	return compareInt(ab, bb)
 }
 
-// compareUTF16 is String#compareTo (UTF-16 code units).
+// compareUTF16 is the sign of String#compareTo, which orders by UTF-16 code units: the
+// same as byte order except that a supplementary character (a surrogate pair, 0xD800..)
+// sorts before U+E000..U+FFFF.
 func compareUTF16(a, b string) int {
 	if a == b {
 		return 0
 	}
-	ua, ub := utf16Of(a), utf16Of(b)
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return int(ua[i]) - int(ub[i])
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ra, na := utf8.DecodeRuneInString(a[i:])
+		rb, nb := utf8.DecodeRuneInString(b[j:])
+		if ra != rb {
+			return compareInt(int64(utf16Unit(ra)), int64(utf16Unit(rb)))*2 + compareInt(int64(ra), int64(rb))
 		}
+		i += na
+		j += nb
 	}
-	return len(ua) - len(ub)
+	return compareInt(int64(len(a)-i), int64(len(b)-j))
+}
+
+// utf16Unit is the first UTF-16 unit of r.
+func utf16Unit(r rune) rune {
+	if r >= 0x10000 {
+		h, _ := utf16.EncodeRune(r)
+		return h
+	}
+	return r
 }

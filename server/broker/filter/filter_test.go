@@ -234,3 +234,21 @@ func BenchmarkExpression_Evaluate(b *testing.B) {
 		}
 	}
 }
+
+func TestCompareUTF16_JavaOrder(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"a", "b", -1}, {"b", "a", 1}, {"ab", "a", 1}, {"", "a", -1}, {"x", "x", 0},
+		{"\U0001F600", "\uFFFD", -1}, // a surrogate pair sorts before U+FFFD in UTF-16
+		{"\uE000", "\U00010000", 1},
+		{"\U0001F600", "\U0001F601", -1},
+	}
+	for _, c := range cases {
+		got := compareUTF16(c.a, c.b)
+		if (got > 0) != (c.want > 0) || (got < 0) != (c.want < 0) {
+			t.Errorf("compareUTF16(%q, %q) = %d, want sign of %d", c.a, c.b, got, c.want)
+		}
+	}
+}
