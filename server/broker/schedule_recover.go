@@ -10,128 +10,181 @@ import (
 
 // The startup duplicate check. delayOffset.json is written every
 // flushDelayOffsetInterval, after the deliveries it covers are flushed; a crash can leave
-// it behind messages that were delivered (and flushed) after its last write. Java
-// delivers those again. Here, before a level starts, each of its next due messages is
-// looked for in its real queue: a record written after the file's last write (less the
-// persist interval, the flush wait and a second of slack) with the very bytes the
-// delivery would have written — topic, queue, flag, sysFlag, born time and host, store
-// host, reconsumeTimes, body and properties. Found, the message is counted as delivered
-// and the next one is looked for after that copy (a level delivers in order); not found,
-// the level resumes there. A producer cannot make a false match: every client message
-// carries its own UNIQ_KEY, and a copy must also lie after the parked record.
+// it behind messages that were delivered after its last write (or, before the first
+// write, leave no file at all). Java delivers those again. Here, before a level starts,
+// it finds how far delivery really got.
+//
+// A parked message counts as delivered when its real queue holds a record with the very
+// bytes the delivery writes — topic, queue, flag, sysFlag, born time and host, store host,
+// reconsumeTimes, body and properties — stored after the parked record, at or after the
+// message's deliver time, and after the file's last write (less the persist interval,
+// the flush wait and a second of slack). A producer cannot make a false match: every
+// client message carries its own UNIQ_KEY.
+//
+// A level delivers in order, so its delivered messages are a prefix of its queue (the
+// undeliverable ones it passes over sit inside that prefix): a binary search over the
+// queue, from the table's offset to the last due message, finds the end of the prefix
+// with a few lookups. Each lookup binary-searches the real queue for the first record
+// stored late enough, then reads forward.
 
-// scheduleDedupMaxScan bounds how many real-queue units the check of one level reads in
-// all; past it the level resumes where it is (and says so in the log). Within the
-// window since the last persist a level reads a few units per delivered message, so the
-// bound only matters for a store whose delayOffset.json went missing.
-const scheduleDedupMaxScan = 200000
+// scheduleDedupMaxReads bounds the real-queue units the check of one level reads; past
+// it the level resumes where the check got (and says so in the log), so at worst some
+// messages are delivered twice, as Java would.
+const scheduleDedupMaxReads = 2_000_000
 
 // dedupOutcome is what the check found for one parked message.
 type dedupOutcome int
 
 const (
-	dedupNotDelivered  dedupOutcome = iota // resume delivery here
-	dedupDelivered                         // a copy exists: skip it
-	dedupUndeliverable                     // delivery would pass over it anyway
+	dedupNotDelivered  dedupOutcome = iota // delivery resumes here
+	dedupDelivered                         // a copy exists
+	dedupUndeliverable                     // delivery passes over it anyway
 )
+
+// dedupScan is one level's check.
+type dedupScan struct {
+	w       *levelWorker
+	sinceMs int64 // copies were stored at or after this
+	reads   int   // units read so far
+	end     int64 // the level's queue end
+}
 
 // skipDelivered returns the first offset at or after from whose message has not been
 // delivered yet, as far as the real queues show.
 func (s *scheduleService) skipDelivered(level int, from int64) int64 {
-	var sinceMs int64
+	d := &dedupScan{w: s.newLevelWorker(level), end: s.st.MaxOffsetInQueue(TopicSchedule, int32(level-1))}
 	if !s.since.IsZero() {
-		sinceMs = s.since.Add(-(s.cfg.PersistEvery + scheduleFlushTimeout + time.Second)).UnixMilli()
+		d.sinceMs = s.since.Add(-(s.cfg.PersistEvery + scheduleFlushTimeout + time.Second)).UnixMilli()
 	}
-	w := s.newLevelWorker(level)
-	floor := int64(-1)
-	budget := scheduleDedupMaxScan
-	for !s.stopped() {
-		us := s.st.ConsumeQueueUnits(TopicSchedule, w.queue, from, 1)
-		if len(us) == 0 {
-			return from
-		}
-		now := time.Now().UnixMilli()
-		if s.deliverAt(level, us[0].TagsCode, now) > now {
-			return from // not due yet, so never delivered
-		}
-		out, at := w.findCopy(us[0], from, floor, sinceMs, &budget)
-		if out == dedupNotDelivered {
-			return from
-		}
-		if out == dedupDelivered {
-			floor = at
-		}
-		from++
+	if from >= d.end || !d.done(from) {
+		return from
 	}
-	return from
+	lo, hi := from, d.end // done(lo) holds; done(end) is false by definition
+	for hi-lo > 1 && !s.stopped() {
+		mid := lo + (hi-lo)/2
+		if d.done(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if d.reads > scheduleDedupMaxReads {
+		s.log.Warn().Int("level", level).Int("reads", d.reads).
+			Msg("schedule: duplicate check read too much and stopped early; some messages may be delivered twice")
+	}
+	return hi
 }
 
-// findCopy looks for the delivered copy of the parked message of unit u (at offset off)
-// among the records of its real queue written after floor and sinceMs, reading at most
-// *budget units; it returns the copy's CommitLog offset when found.
-func (w *levelWorker) findCopy(u store.CQUnit, off, floor, sinceMs int64, budget *int) (dedupOutcome, int64) {
-	s := w.s
-	rec, release, err := s.st.MessageByOffset(u.PhyOffset)
+// done reports whether delivery got past offset k: whether the first deliverable parked
+// message at or after k (within 64 units) has a copy.
+func (d *dedupScan) done(k int64) bool {
+	s := d.w.s
+	for j := k; j < d.end && j < k+64; j++ {
+		if d.reads > scheduleDedupMaxReads {
+			return false
+		}
+		us := s.st.ConsumeQueueUnits(TopicSchedule, d.w.queue, j, 1)
+		if len(us) == 0 {
+			return false
+		}
+		now := time.Now().UnixMilli()
+		if s.deliverAt(d.w.level, us[0].TagsCode, now) > now {
+			return false // not due yet, so never delivered
+		}
+		switch d.findCopy(us[0], j) {
+		case dedupDelivered:
+			return true
+		case dedupNotDelivered:
+			return false
+		}
+	}
+	return false
+}
+
+// findCopy looks for the delivered copy of the parked message of unit u (at offset off).
+func (d *dedupScan) findCopy(u store.CQUnit, off int64) dedupOutcome {
+	w, st := d.w, d.w.s.st
+	if u.Size <= 0 || u.Size == 1<<31-1 {
+		return dedupUndeliverable
+	}
+	rec, release, err := st.MessageByOffset(u.PhyOffset)
 	if err != nil {
-		return dedupUndeliverable, 0
+		return dedupUndeliverable
 	}
 	defer release()
 	if !w.timeup(rec, off) {
-		return dedupUndeliverable, 0
+		return dedupUndeliverable
 	}
 	want := &w.msg
 	size := int32(message.RecordSize(want))
-	lower := max(u.PhyOffset, floor)
-	lo, hi := s.st.MinOffsetInQueue(want.Topic, want.QueueID), s.st.MaxOffsetInQueue(want.Topic, want.QueueID)
-	for hi > lo {
-		from := max(lo, hi-64)
-		units := s.st.ConsumeQueueUnits(want.Topic, want.QueueID, from, int(hi-from))
+	topic, q := want.Topic, want.QueueID
+	i := d.firstStoredAfter(topic, q, u.PhyOffset, max(d.sinceMs, u.TagsCode))
+	hi := st.MaxOffsetInQueue(topic, q)
+	for i < hi {
+		units := st.ConsumeQueueUnits(topic, q, i, 256)
 		if len(units) == 0 {
 			break
 		}
-		for i := len(units) - 1; i >= 0; i-- {
-			c := units[i]
-			if c.PhyOffset <= lower {
-				return dedupNotDelivered, 0
+		for _, c := range units {
+			if d.reads++; d.reads > scheduleDedupMaxReads {
+				return dedupNotDelivered
 			}
-			if *budget--; *budget < 0 {
-				s.log.Warn().Int("level", w.level).Int64("offset", off).Str("topic", want.Topic).
-					Msg("schedule: duplicate check read too many records, resuming here; messages may be delivered twice")
-				return dedupNotDelivered, 0
-			}
-			found, older := sameDelivery(s.st, c, size, want, sinceMs)
-			if found {
-				return dedupDelivered, c.PhyOffset
-			}
-			if older {
-				return dedupNotDelivered, 0
+			if c.Size == size && sameDelivery(st, c, want) {
+				return dedupDelivered
 			}
 		}
-		hi = from
+		i += int64(len(units))
 	}
-	return dedupNotDelivered, 0
+	return dedupNotDelivered
 }
 
-// sameDelivery reports whether the record of unit c is the delivery of want, and whether
-// it was stored before sinceMs (which ends the backwards scan).
-func sameDelivery(st *store.Store, c store.CQUnit, size int32, want *message.Message, sinceMs int64) (found, older bool) {
+// firstStoredAfter returns the first logical offset of the queue whose unit lies after
+// CommitLog offset minPhy and whose record was stored at or after minTs (both grow with
+// the logical offset).
+func (d *dedupScan) firstStoredAfter(topic string, q int32, minPhy, minTs int64) int64 {
+	st := d.w.s.st
+	lo, hi := st.MinOffsetInQueue(topic, q), st.MaxOffsetInQueue(topic, q)
+	late := func(i int64) bool {
+		d.reads++
+		us := st.ConsumeQueueUnits(topic, q, i, 1)
+		if len(us) == 0 {
+			return true
+		}
+		if us[0].PhyOffset <= minPhy {
+			return false
+		}
+		rec, release, err := st.MessageByOffset(us[0].PhyOffset)
+		if err != nil {
+			return false
+		}
+		defer release()
+		ts, ok := message.StoreTimestampOf(rec)
+		return ok && ts >= minTs
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if late(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// sameDelivery reports whether the record of unit c is the delivery of want.
+func sameDelivery(st *store.Store, c store.CQUnit, want *message.Message) bool {
 	rec, release, err := st.MessageByOffset(c.PhyOffset)
 	if err != nil {
-		return false, false
+		return false
 	}
 	defer release()
-	if ts, ok := message.StoreTimestampOf(rec); ok && ts < sinceMs {
-		return false, true
-	}
-	if c.Size != size {
-		return false, false
-	}
 	r, err := message.DecodeRecord(rec)
 	if err != nil {
-		return false, false
+		return false
 	}
 	return string(r.Topic) == want.Topic && r.QueueID == want.QueueID && r.Flag == want.Flag &&
 		r.SysFlag == message.EffectiveSysFlag(want) && r.BornTimestamp == want.BornTimestamp &&
 		r.BornHost == want.BornHost && r.StoreHost == want.StoreHost && r.ReconsumeTimes == want.ReconsumeTimes &&
-		bytes.Equal(r.Body, want.Body) && bytes.Equal(r.Properties, want.Properties), false
+		bytes.Equal(r.Body, want.Body) && bytes.Equal(r.Properties, want.Properties)
 }

@@ -287,8 +287,8 @@ func (s *scheduleService) waitDispatch() bool {
 	return true
 }
 
-// loadFile reads the content of delayOffset.json as stored, for a slave (whose file the
-// slave synchronisation overwrites with the master's table).
+// loadDelayOffsetFile reads delayOffset.json (or its .bak) for a slave, whose file the
+// slave synchronisation overwrites with the master's table, and re-encodes it compactly.
 func loadDelayOffsetFile(path string) ([]byte, error) {
 	var table map[int]int64
 	data, _, err := compat.LoadConfigFile(path, func(b []byte) error {
