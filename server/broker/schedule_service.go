@@ -63,10 +63,9 @@ type scheduleConfig struct {
 //     disk, even after a crash under ASYNC_FLUSH.
 //   - Nothing is delivered twice: a clean shutdown persists the exact table after the
 //     level goroutines stopped. After a crash the file may lag the deliveries made since
-//     the last persist (at most flushDelayOffsetInterval plus the flush wait); at start
-//     each level looks for copies of its next due messages in their real queues, written
-//     since the file's last write, and skips those already delivered
-//     (schedule_recover.go). Java re-delivers them.
+//     the last persist (at most flushDelayOffsetInterval plus the flush wait), or be
+//     missing; at start each level finds, from the copies in the real queues, how far
+//     delivery really got, and resumes there (schedule_recover.go). Java re-delivers.
 //
 // Lock order: mu is a leaf, never held while calling the store or writing the file.
 type scheduleService struct {
