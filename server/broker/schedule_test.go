@@ -485,3 +485,14 @@ func TestScheduleService_Start_FindsDeliveredPrefixWithoutFile(t *testing.T) {
 		}
 	}
 }
+
+func TestBroker_ScheduleRunningStats_JavaKeys(t *testing.T) {
+	b := newTestBroker(t, nil)
+	park(t, b.store, 2, "TopicS", 0, "x")
+	waitFor(t, 5*time.Second, "the delivery", func() bool { return b.DelayOffsets()[2] == 1 })
+	stats := map[string]string{}
+	b.scheduleRunningStats(stats)
+	if len(stats) != 1 || stats["scheduleMessageOffset_2"] != "1,1" {
+		t.Fatalf("stats %v, want scheduleMessageOffset_2=1,1", stats)
+	}
+}
