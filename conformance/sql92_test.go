@@ -354,3 +354,42 @@ func TestConformance_SQL92_RefusedWhenPropertyFilterDisabled(t *testing.T) {
 		t.Fatalf("TAG pull: %d %q", r.Code, r.Remark)
 	}
 }
+
+// TestConformance_SQL92_GoPullConsumer uses the Go pull consumer's PullFrom, which sends
+// the SQL92 expression with every pull (FLAG_SUBSCRIPTION) instead of relying on the
+// heartbeat.
+func TestConformance_SQL92_GoPullConsumer(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("SQLP")
+	createTopic(t, c, topic, sqlQueues)
+	msgs := sendSQLBatch(t, c.nsAddr(), topic, "p", mixedBatch("p"))
+	sc := sqlCases[2]
+	pc := newPullConsumer(t, c.nsAddr(), unique("CGSQLP"))
+	if err := pc.Subscribe(topic, consumer.MessageSelector{Type: consumer.SQL92, Expression: sc.expr}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := newReceived()
+	for q := 0; q < sqlQueues; q++ {
+		mq := &primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueId: q}
+		for offset, pulls := int64(0), 0; ; pulls++ {
+			if pulls > 100 {
+				t.Fatalf("queue %d: no end after 100 pulls", q)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			res, err := pc.PullFrom(ctx, mq, offset, 32)
+			cancel()
+			if err != nil {
+				t.Fatalf("queue %d offset %d: %v", q, offset, err)
+			}
+			got.add(res.GetMessageExts()...)
+			if res.NextBeginOffset >= res.MaxOffset {
+				break
+			}
+			offset = res.NextBeginOffset
+		}
+	}
+	checkExactly(t, sc.expr, got, expectedBodies(msgs, sc.match), "")
+}
