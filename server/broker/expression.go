@@ -13,8 +13,6 @@ package broker
 //   - The ConsumeQueue bitmap pre-filter (enableCalcFilterBitMap) is not built: the
 //     ConsumeQueue stage lets every SQL92 candidate through and the CommitLog record
 //     decides, which gives the same deliveries as Java with the bitmap off (its default).
-//   - A held pull is woken by any new message of its queue and answers 20 when nothing
-//     matched, where Java keeps holding it; the client pulls again at once.
 
 import (
 	"bytes"
@@ -129,6 +127,19 @@ func (f *sqlFilter) MatchByCommitLog(record []byte) bool {
 	}
 	f.props.reset(raw)
 	return f.expr.Match(&f.props)
+}
+
+// MatchByProperties judges a message that just arrived by its encoded properties, so a
+// held pull wakes only for a message it wants (Java: PullRequestHoldService calls
+// isMatchedByCommitLog(null, properties)). It runs on the dispatch goroutine while the
+// pull is parked, so it does not touch the pull's reused state.
+func (f *sqlFilter) MatchByProperties(props []byte) bool {
+	if f.expr == nil {
+		return true
+	}
+	var p recordProps
+	p.reset(props)
+	return f.expr.Match(&p)
 }
 
 // recordProps reads properties from a stored record's encoded properties, split once
@@ -263,12 +274,26 @@ func (f *retryFilter) MatchByCommitLog(record []byte) bool {
 		return false
 	}
 	f.props.reset(raw)
+	return f.match(&f.props)
+}
+
+// MatchByProperties is sqlFilter#MatchByProperties for the retry filter.
+func (f *retryFilter) MatchByProperties(props []byte) bool {
+	if !f.retry && f.tag != nil {
+		return true
+	}
+	var p recordProps
+	p.reset(props)
+	return f.match(&p)
+}
+
+func (f *retryFilter) match(props *recordProps) bool {
 	expr := f.expr
 	if f.retry {
 		expr = nil
 		// A retried message without RETRY_TOPIC has no origin to filter by: deliver it
 		// (Java throws there and fails the pull).
-		if realTopic, ok := f.props.Property(propertyRetryTopic); ok {
+		if realTopic, ok := props.Property(propertyRetryTopic); ok {
 			if d, ok := f.filters.Get(realTopic, f.group); ok {
 				expr = d.Compiled
 			}
@@ -277,10 +302,24 @@ func (f *retryFilter) MatchByCommitLog(record []byte) bool {
 	if expr == nil {
 		return true
 	}
-	return expr.Match(&f.props)
+	return expr.Match(props)
+}
+
+// propertiesMatcher is a filter that can judge a message by its encoded properties alone.
+type propertiesMatcher interface{ MatchByProperties(props []byte) bool }
+
+// matchesArrived tells a held pull whether a message that just arrived is one it wants;
+// filters without a properties stage (tags) take every message their tag code passed.
+func matchesArrived(f store.Filter, props []byte) bool {
+	if m, ok := f.(propertiesMatcher); ok && props != nil {
+		return m.MatchByProperties(props)
+	}
+	return true
 }
 
 var (
-	_ store.Filter = (*sqlFilter)(nil)
-	_ store.Filter = (*retryFilter)(nil)
+	_ store.Filter      = (*sqlFilter)(nil)
+	_ store.Filter      = (*retryFilter)(nil)
+	_ propertiesMatcher = (*sqlFilter)(nil)
+	_ propertiesMatcher = (*retryFilter)(nil)
 )

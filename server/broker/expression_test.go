@@ -254,3 +254,29 @@ func TestRecordProps_Property_AsLookupProperty(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchesArrived_HeldPullWakesOnlyForMatches(t *testing.T) {
+	b := filterBroker(t, nil)
+	b.filters.RegisterOne("T", "G", "a > 5", ExpressionSQL92, 0)
+	sub := &protocol.SubscriptionData{Topic: "T", SubString: "a > 5", ExpressionType: ExpressionSQL92}
+	f, r := b.expressionFilter(pullHeader("G", "T", 0, "", "TAG", 0), sub, &protocol.Command{})
+	if r != nil {
+		t.Fatal(r.Remark)
+	}
+	if !matchesArrived(f, message.AppendProperty(nil, "a", "6")) || matchesArrived(f, message.AppendProperty(nil, "a", "5")) {
+		t.Fatal("a > 5 judged an arrival wrongly")
+	}
+	tag := buildSubscription("T", "TagA", "TAG")
+	tf, _ := b.expressionFilter(pullHeader("G", "T", 0, "", "TAG", 0), &tag, &protocol.Command{})
+	if !matchesArrived(tf, message.AppendProperty(nil, "TAGS", "TagB")) {
+		t.Fatal("a tag filter has no properties stage: its code check decides")
+	}
+	rb := filterBroker(t, func(o *Options) { o.FilterSupportRetry = true })
+	rb.filters.RegisterOne("T", "G", "a > 5", ExpressionSQL92, 0)
+	retry := buildSubscription(RetryTopic("G"), "*", "TAG")
+	rf, _ := rb.expressionFilter(pullHeader("G", RetryTopic("G"), 0, "", "TAG", 0), &retry, &protocol.Command{})
+	props := message.AppendProperty(message.AppendProperty(nil, "RETRY_TOPIC", "T"), "a", "1")
+	if matchesArrived(rf, props) || !matchesArrived(rf, message.AppendProperty(nil, "RETRY_TOPIC", "T")[:0]) {
+		t.Fatal("retry filter judged an arrival wrongly")
+	}
+}

@@ -73,7 +73,7 @@ func (p *pullHolds) suspend(ctx *remoting.Context, req *protocol.Command, topic 
 }
 
 // arrived is the store's OnArrive: it runs on the dispatch goroutine and must not block.
-func (p *pullHolds) arrived(topic string, queue int32, logicOffset, tagsCode, _ int64, _ []byte) {
+func (p *pullHolds) arrived(topic string, queue int32, logicOffset, tagsCode, _ int64, props []byte) {
 	k := queueKey{topic, queue}
 	p.mu.Lock()
 	_, any := p.held[k]
@@ -82,7 +82,8 @@ func (p *pullHolds) arrived(topic string, queue int32, logicOffset, tagsCode, _ 
 		return
 	}
 	p.wake(k, func(hp *heldPull) bool {
-		return logicOffset > hp.offset && hp.filter.MatchByConsumeQueue(tagsCode)
+		// SQL92 filters also judge the new message's properties (expression.go).
+		return logicOffset > hp.offset && hp.filter.MatchByConsumeQueue(tagsCode) && matchesArrived(hp.filter, props)
 	})
 }
 
