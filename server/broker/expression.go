@@ -13,6 +13,9 @@ package broker
 //   - The ConsumeQueue bitmap pre-filter (enableCalcFilterBitMap) is not built: the
 //     ConsumeQueue stage lets every SQL92 candidate through and the CommitLog record
 //     decides, which gives the same deliveries as Java with the bitmap off (its default).
+//   - CHECK_CLIENT_CONFIG with an expression type other than TAG and SQL92 answers
+//     SUBSCRIPTION_PARSE_FAILED "unsupported expression type: ..." where Java's remark is
+//     the text of a NullPointerException (FilterFactory has no such filter).
 
 import (
 	"bytes"
