@@ -115,8 +115,7 @@ func DecodeOwned(buf []byte) (*protocol.Command, error) {
 	if hlen > len(buf)-4 {
 		return nil, fmt.Errorf("%w: header length %d exceeds frame %d", ErrMalformed, hlen, len(buf)-4)
 	}
-	c := new(protocol.Command)
-	c.ResetExt()
+	c := protocol.AcquireCommand()
 	c.Serialize = st
 	hdr := buf[4 : 4+hlen]
 	var err error
@@ -129,6 +128,7 @@ func DecodeOwned(buf []byte) (*protocol.Command, error) {
 		err = fmt.Errorf("%w: serialize type %d", ErrMalformed, st)
 	}
 	if err != nil {
+		protocol.ReleaseCommand(c)
 		return nil, err
 	}
 	if body := buf[4+hlen:]; len(body) > 0 {

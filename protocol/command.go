@@ -1,6 +1,9 @@
 package protocol
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // Flag bits of a RemotingCommand (Java: RemotingCommand RPC_TYPE / RPC_ONEWAY).
 const (
@@ -90,6 +93,28 @@ type Command struct {
 	extInline [16]KV
 }
 
+var commandPool = sync.Pool{New: func() any { return new(Command) }}
+
+// AcquireCommand returns an empty command from a pool (the decoder's and NewResponse's
+// source). Whoever owns a command when it is no longer referenced may ReleaseCommand it;
+// nobody has to.
+func AcquireCommand() *Command {
+	c := commandPool.Get().(*Command)
+	c.Ext = c.extInline[:0]
+	return c
+}
+
+// ReleaseCommand zeroes c and returns it to the pool. c, its Ext and anything that
+// referenced them must not be used afterwards (its strings and Body are not touched: they
+// belong to buffers the command does not own).
+func ReleaseCommand(c *Command) {
+	if c == nil {
+		return
+	}
+	*c = Command{}
+	commandPool.Put(c)
+}
+
 // NewRequest returns a request command with our version and language.
 func NewRequest(code RequestCode) *Command {
 	c := &Command{Code: int32(code), Language: LanguageJava, Version: CurrentVersion}
@@ -101,21 +126,18 @@ func NewRequest(code RequestCode) *Command {
 // and serialize type, the response flag set (Java: RemotingCommand#createResponseCommand
 // plus NettyRemotingAbstract's opaque/markResponseType/setSerializeTypeCurrentRPC).
 func NewResponse(req *Command, code ResponseCode, remark string) *Command {
-	c := &Command{
-		Code:     int32(code),
-		Language: LanguageJava,
-		Version:  CurrentVersion,
-		Flag:     FlagResponse,
-		Remark:   remark,
-		// Java leaves remark null unless given; an empty remark is still written by
-		// createResponseCommand when passed "", which only the dispatcher does.
-		HasRemark: remark != "",
-	}
+	c := AcquireCommand()
+	c.Code = int32(code)
+	c.Language = LanguageJava
+	c.Version = CurrentVersion
+	c.Flag = FlagResponse
+	c.Remark = remark
+	// Java leaves remark null unless given.
+	c.HasRemark = remark != ""
 	if req != nil {
 		c.Opaque = req.Opaque
 		c.Serialize = req.Serialize
 	}
-	c.Ext = c.extInline[:0]
 	return c
 }
 

@@ -79,6 +79,9 @@ func (c *Conn) sendParts(cmd *protocol.Command, parts [][]byte, done func()) err
 	buf := getBuf()
 	*buf = codec.AppendFrameHeader((*buf)[:0], cmd, n)
 	*buf = append(*buf, cmd.Body...)
+	if cmd.IsResponse() {
+		protocol.ReleaseCommand(cmd) // encoded: an answer is not used after it is sent
+	}
 	cb := func(gnet.Conn, error) error {
 		putBuf(buf)
 		if done != nil {

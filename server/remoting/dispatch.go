@@ -29,15 +29,20 @@ type Route struct {
 	Borrow bool
 }
 
-// Context is what a handler knows about its request's connection.
+// Context is what a handler knows about its request's connection. It keeps the request's
+// opaque, flag and serialize type (what an answer needs), not the request, so it stays
+// usable after a Borrow handler's request has been recycled.
 type Context struct {
-	Conn *Conn
-	req  *protocol.Command
-	log  *zerolog.Logger
+	Conn      *Conn
+	opaque    int32
+	flag      int32
+	serialize protocol.SerializeType
+	log       *zerolog.Logger
 }
 
-// Request returns the request being served.
-func (x *Context) Request() *protocol.Command { return x.req }
+func newContext(c *Conn, req *protocol.Command, log *zerolog.Logger) *Context {
+	return &Context{Conn: c, opaque: req.Opaque, flag: req.Flag, serialize: req.Serialize, log: log}
+}
 
 // Reply answers the request later (long polling). It is a no-op for oneway requests.
 func (x *Context) Reply(resp *protocol.Command) {
@@ -48,15 +53,17 @@ func (x *Context) Reply(resp *protocol.Command) {
 // them (pull and query bodies taken from mapped files); done runs once they are written
 // or copied, and always runs exactly once.
 func (x *Context) ReplyParts(resp *protocol.Command, parts [][]byte, done func()) {
-	if x.req.IsOneway() || resp == nil {
+	if x.flag&protocol.FlagOneway != 0 || resp == nil {
 		if done != nil {
 			done()
 		}
 		return
 	}
-	finish(x.req, resp)
+	resp.Opaque = x.opaque
+	resp.Flag |= protocol.FlagResponse
+	resp.Serialize = x.serialize
 	if err := x.Conn.sendParts(resp, parts, done); err != nil {
-		x.log.Debug().Err(err).Int32("opaque", x.req.Opaque).Msg("reply not written")
+		x.log.Debug().Err(err).Int32("opaque", x.opaque).Msg("reply not written")
 	}
 }
 

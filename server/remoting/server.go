@@ -243,6 +243,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 			if !c.complete(cmd.Clone()) {
 				s.log.Debug().Int32("opaque", cmd.Opaque).Str("remote", c.remote).Msg("response to no pending request")
 			}
+			protocol.ReleaseCommand(cmd)
 			continue
 		}
 		if resp := s.dispatch(c, cmd); resp != nil {
@@ -251,6 +252,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 				*out = (*out)[:0]
 			}
 			*out = codec.AppendFrame(*out, resp)
+			protocol.ReleaseCommand(resp) // an inline answer is not kept by its handler
 		}
 	}
 	s.flush(gc, out)
@@ -279,9 +281,13 @@ func (s *Server) dispatch(c *Conn, req *protocol.Command) *protocol.Command {
 	oneway := req.IsOneway()
 	r := s.tab.routes[req.RequestCode()]
 	if r == nil || r.Pool != nil || !r.Borrow {
-		req = req.Clone() // the handler may keep it past this read
+		own := req.Clone() // the handler may keep it past this read
+		protocol.ReleaseCommand(req)
+		req = own
+	} else {
+		defer protocol.ReleaseCommand(req) // a Borrow handler keeps nothing of it
 	}
-	ctx := &Context{Conn: c, req: req, log: &s.log}
+	ctx := newContext(c, req, &s.log)
 	if r == nil || c.excluded[req.RequestCode()] {
 		h := s.tab.unknown
 		if h == nil || c.excluded[req.RequestCode()] {
