@@ -3,9 +3,11 @@ package codec
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
@@ -236,4 +238,30 @@ func TestHeader_MissingRequiredField(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != protocol.ResSystemError || !strings.Contains(pe.Remark, "the custom field <topic> is null") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// FuzzJSONStringUnescape checks the in-place unescaper against encoding/json: any string
+// encoding/json writes (with its own escapes: \u003c, \u2028, surrogate pairs) must come
+// back unchanged in both the remark and an extFields value.
+func FuzzJSONStringUnescape(f *testing.F) {
+	f.Add("plain")
+	f.Add("TAGS\x01a\x02KEYS\x01k1 k2\x02")
+	f.Add("quote\" backslash\\ <html> & \u2028 \U0001F600 \t\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		enc, err := json.Marshal(s)
+		if err != nil {
+			t.Skip()
+		}
+		hdr := `{"code":10,"remark":` + string(enc) + `,"extFields":{"k":` + string(enc) + `}}`
+		c, err := Decode(AppendRawFrame(nil, protocol.SerializeJSON, []byte(hdr), nil))
+		if err != nil {
+			t.Fatalf("decode %s: %v", hdr, err)
+		}
+		if c.Remark != s || c.Ext.Value("k") != s {
+			t.Fatalf("got %q / %q, want %q", c.Remark, c.Ext.Value("k"), s)
+		}
+	})
 }

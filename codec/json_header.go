@@ -83,22 +83,24 @@ func (s *jsonScanner) str() (string, error) {
 }
 
 func (s *jsonScanner) strEscaped(start int) (string, error) {
-	w := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			v := bstr(s.b[start:w])
-			s.i++
-			return v, nil
-		case c != '\\':
-			s.b[w] = c
-			w++
-			s.i++
-			continue
+	w := s.i // bytes before the first backslash are already in place
+	for {
+		q := bytes.IndexByte(s.b[s.i:], '"')
+		if q < 0 {
+			return "", s.errf("unterminated string")
 		}
+		// Copy the run up to the next backslash (or the closing quote) in one move.
+		run := s.b[s.i : s.i+q]
+		k := bytes.IndexByte(run, '\\')
+		if k < 0 {
+			w += copy(s.b[w:], run)
+			s.i += q + 1
+			return bstr(s.b[start:w]), nil
+		}
+		w += copy(s.b[w:], run[:k])
+		s.i += k
 		if s.i+1 >= len(s.b) {
-			break
+			return "", s.errf("unterminated string")
 		}
 		e := s.b[s.i+1]
 		s.i += 2
@@ -119,6 +121,11 @@ func (s *jsonScanner) strEscaped(start int) (string, error) {
 			r, ok := s.hex4()
 			if !ok {
 				return "", s.errf("bad \\u escape")
+			}
+			if r < utf8.RuneSelf {
+				s.b[w] = byte(r)
+				w++
+				continue
 			}
 			if utf16.IsSurrogate(r) {
 				r2 := utf8.RuneError
@@ -144,7 +151,6 @@ func (s *jsonScanner) strEscaped(start int) (string, error) {
 		}
 		w++
 	}
-	return "", s.errf("unterminated string")
 }
 
 func (s *jsonScanner) hex4() (rune, bool) {
