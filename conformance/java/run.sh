@@ -11,13 +11,17 @@
 #   run.sh smoke           start the Java servers (javaservers.sh), send + consume one message with
 #                          the 4.9.8 and the 4.2.0 client, stop
 #   run.sh go-harness      the Go wrapper's tests (package conformance/java: Start/Stop/Kill)
+#   run.sh clients         the Java client scenarios (4.9.8 and 4.2.0 clients, JSON and ROCKETMQ
+#                          headers, SEND_MESSAGE and _V2, VIP channel, a broker restart) against a
+#                          Skyrocket NameServer + Broker started from cmd/skyrocket (clients.sh)
+#   run.sh clients-java    the same scenarios against Java's 4.9.7 servers (the baseline)
 #
 # Later steps (Java client scenarios, the mqadmin matrix) are added as step_<name> functions
 # and, when they belong in make test, to DEFAULT_STEPS.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEFAULT_STEPS=(golden-check smoke go-harness)
+DEFAULT_STEPS=(golden-check smoke go-harness clients)
 passed=0
 failed=0
 
@@ -76,6 +80,14 @@ step_smoke() {
 
 step_go_harness() {
   (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 10m ./conformance/java/)
+}
+
+step_clients() {
+  "$JAVA_DIR/clients.sh"
+}
+
+step_clients_java() {
+  "$JAVA_DIR/clients.sh" --java
 }
 
 run_step() {
