@@ -4,7 +4,7 @@ FUZZTIME  ?= 3s
 PKGS      := ./...
 BIN       := bin
 
-.PHONY: help build test unit fuzz race bench lint run conformance conformance-java generate check-generated clean
+.PHONY: help build test unit fuzz race bench lint run conformance conformance-java generate check-generated clean bench-compare
 
 help:
 	@echo "make run        build and start NameServer + Broker (all-in-one) on the default ports, data in ./data"
@@ -32,6 +32,11 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# Side by side with Java's broker on this machine; not part of make test. BENCH_* variables
+# and steps: see .ci/bench-compare.sh (e.g. make bench-compare BENCH_STEPS="send route").
+bench-compare: build
+	@./.ci/bench-compare.sh $(BENCH_STEPS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -6,13 +6,21 @@
 // Modes:
 //
 //	produce     SEND_MESSAGE (10, V1 header) / SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE
-//	            (320, V2 header, §5.6 body); -kind sync|async|oneway|batch
+//	            (320, V2 header, §5.6 body); -kind sync|async|oneway|batch|tx; -delay LEVEL;
+//	            -create-topic; -await-delivery reads the topic back (delivery.go)
 //	consume     PULL_MESSAGE like a push consumer: heartbeat with the subscription, one
 //	            pull in flight per queue, suspend flag, bodies walked record by record
 //	route       GET_ROUTEINFO_BY_TOPIC; -register adds a stand-in broker owning the topics
 //	nullbroker  acknowledges sends Java-shaped without storing (the ceiling)
 //	namesrv     server/namesrv in this process (for route runs without other binaries)
-//	compare     one mode, same flags, against a base and a target: "skyrocket/null throughput 0.71"
+//	compare     one mode, same flags, against a base, a target and optionally a ceiling,
+//	            alternating: medians and ranges, "skyrocket/java throughput 4.47 (rounds 4.10-4.80)"
+//
+// -kind tx (txn.go) chains two requests on one window slot: the half message, then
+// END_TRANSACTION built from its answer (commitLogOffset from the offset msgId,
+// tranStateTableOffset = queueOffset). A slot's answer may be an intermediate step
+// (outcomeStep: no latency recorded, the next request keeps the chain's start time), and
+// a slot may leave the window (slotRetired) while the others finish their chains.
 //
 // The client side of a run (pipe.go): each connection has a window of -w slots; a writer
 // goroutine fills every free slot and writes all ready frames in one write (-kind sync
@@ -32,6 +40,8 @@
 // runs send one answered "fence" per connection instead; consume abandons its pending long
 // polls), sample again. Reported: messages/s, MiB/s of message bodies, requests/s, latency
 // p50/p90/p99/p99.9/max, errors by response code, server CPU seconds per million messages,
-// cores busy, peak RSS (VmHWM), and mqbench's own CPU (to show the client is not the
-// limit). -json prints the same as JSON.
+// cores busy, peak RSS (VmHWM), RssAnon (after, and the peak of samples every 250 ms:
+// the process's own memory, the mapped store files aside) and RssFile, and mqbench's own
+// CPU (to show the client is not the limit). -json prints the same as JSON, -json-out
+// writes it to a file as well.
 package main

@@ -98,6 +98,7 @@ func TestProduce_NullBroker_EveryKind(t *testing.T) {
 		{"async V2 rocketmq header", []string{"-kind", "async", "-serialize", "rocketmq"}},
 		{"oneway", []string{"-kind", "oneway"}},
 		{"batch", []string{"-kind", "batch", "-batch", "10", "-keys"}},
+		{"create topic first", []string{"-create-topic", "-q", "8"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

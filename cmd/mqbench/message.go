@@ -45,6 +45,9 @@ func newUniqIDGen(ip [4]byte, instance uint32) *uniqIDGen {
 	return g
 }
 
+// last returns the id next returned last; the slice is valid until the following call.
+func (g *uniqIDGen) last() []byte { return g.buf[:] }
+
 // next returns the next id; the slice is valid until the following call.
 func (g *uniqIDGen) next() []byte {
 	diff := uint32(time.Since(g.monthStart).Milliseconds())
@@ -72,6 +75,13 @@ type sendSpec struct {
 	keys      bool
 	batch     int // messages per SEND_BATCH_MESSAGE
 	body      []byte
+	// delayLevel > 0 adds DELAY=<level> (Java: Message#setDelayTimeLevel): the broker
+	// parks the message in SCHEDULE_TOPIC_XXXX and delivers it to the topic once due.
+	delayLevel int
+	// tx makes every message a transactional half message, as
+	// TransactionMQProducer#sendMessageInTransaction sends it: TRAN_MSG=true and PGROUP
+	// in the properties, TRANSACTION_PREPARED_TYPE in the header's sysFlag.
+	tx bool
 }
 
 // sendBuilder encodes send frames for one connection, reusing its buffers.
@@ -83,6 +93,7 @@ type sendBuilder struct {
 	props  []byte
 	batch  []byte
 	keySeq uint64
+	delay  string // DELAY's value, "" for none
 }
 
 func newSendBuilder(spec *sendSpec, instance uint32) *sendBuilder {
@@ -91,6 +102,12 @@ func newSendBuilder(spec *sendSpec, instance uint32) *sendBuilder {
 	b.h = protocol.SendMessageRequestHeader{
 		ProducerGroup: spec.group, Topic: spec.topic, DefaultTopic: "TBW102", DefaultTopicQueueNums: 4,
 		HasReconsumeTimes: true, Bname: spec.bname,
+	}
+	if spec.tx {
+		b.h.SysFlag = message.TransactionPrepared // Java: DefaultMQProducerImpl#sendKernelImpl
+	}
+	if spec.delayLevel > 0 {
+		b.delay = strconv.Itoa(spec.delayLevel)
 	}
 	return b
 }
@@ -104,6 +121,13 @@ func (b *sendBuilder) appendProps(dst []byte) []byte {
 	if b.spec.keys {
 		b.keySeq++
 		dst = message.AppendProperty(dst, message.PropertyKeys, "k"+strconv.FormatUint(b.keySeq, 36))
+	}
+	if b.delay != "" {
+		dst = message.AppendProperty(dst, message.PropertyDelayTimeLevel, b.delay)
+	}
+	if b.spec.tx {
+		dst = message.AppendProperty(dst, message.PropertyTransactionPrepared, "true")
+		dst = message.AppendProperty(dst, message.PropertyProducerGroup, b.spec.group)
 	}
 	return message.AppendProperty(dst, message.PropertyWaitStoreMsgOK, "true")
 }

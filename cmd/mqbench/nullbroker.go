@@ -21,7 +21,8 @@ import (
 // SEND_MESSAGE (10), SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320) with a
 // Java-shaped success (Java: SendMessageProcessor#handlePutMessageResult: msgId = offset
 // message ids, comma-joined for a batch; queueId; queueOffset; MSG_REGION; TRACE_ON)
-// after decoding the header and walking a batch body, and stores nothing. HEART_BEAT is
+// after decoding the header and walking a batch body, and stores nothing. HEART_BEAT and
+// UPDATE_AND_CREATE_TOPIC (17, after decoding its header: produce -create-topic) are
 // answered SUCCESS. PULL_MESSAGE is answered with min(maxMsgNums, 32) canned records
 // built at start, nextBeginOffset = queueOffset + n: the consume-side ceiling. Every
 // handler runs inline on the event loop. Queue offsets and the physical offset are
@@ -77,6 +78,7 @@ func newNullBroker(o nullOptions) *nullBroker {
 	}, []remoting.Route{
 		{Code: protocol.CodeSendMessage, Handler: n.send},
 		{Code: protocol.CodePullMessage, Handler: n.pull},
+		{Code: protocol.CodeUpdateAndCreateTopic, Handler: n.createTopic},
 		{Code: protocol.CodeHeartBeat, Handler: n.heartbeat},
 		{Code: protocol.CodeSendMessageV2, Handler: n.send},
 		{Code: protocol.CodeSendBatchMessage, Handler: n.send},
@@ -169,6 +171,14 @@ func (n *nullBroker) send(_ *remoting.Context, req *protocol.Command) (*protocol
 }
 
 func (n *nullBroker) heartbeat(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+}
+
+func (n *nullBroker) createTopic(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	var h protocol.CreateTopicRequestHeader
+	if err := h.Decode(req.Ext); err != nil {
+		return nil, err
+	}
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }
 

@@ -22,7 +22,10 @@ import (
 // flight per queue.
 type workload interface {
 	// request appends the frame for slot, with the given opaque, to dst and returns
-	// what the request carries (messages or queries). ok=false: nothing more to send.
+	// what the request carries (messages or queries). ok=false: nothing more to send on
+	// this connection. n == slotRetired (ok=true, nothing appended): this slot has
+	// nothing more to send and leaves the window, the others go on (a transaction slot
+	// whose half message has no budget left, while other slots still owe their commits).
 	request(dst []byte, slot int, opaque int32) (out []byte, n int, ok bool)
 	// response judges the response to slot's request of n messages; frame is the whole
 	// frame after the length word and may be decoded in place.
@@ -49,7 +52,14 @@ const (
 	outcomeOK    outcomeStatus = iota
 	outcomeEmpty               // an answer that carries nothing and is no error (PULL_NOT_FOUND)
 	outcomeFail                // counted as an error by response code
+	// outcomeStep: the first request of a chain was answered (a half message); the
+	// slot's next request continues it (END_TRANSACTION). No latency is recorded: the
+	// chain's latency runs from its first request to its last answer.
+	outcomeStep
 )
+
+// slotRetired is request's n for a slot that leaves the window.
+const slotRetired = -1
 
 // runState is shared by every connection of a run.
 type runState struct {
@@ -117,6 +127,9 @@ type slotState struct {
 	opaque atomic.Int32
 	sentAt atomic.Int64
 	n      atomic.Int32
+	// chained: the slot's last answer was an outcomeStep, so its next request keeps
+	// sentAt (the start of the chain).
+	chained atomic.Bool
 }
 
 // pipe is one pipelined connection. Its reader goroutine reads every answer, matches
@@ -140,6 +153,7 @@ type pipe struct {
 
 	sendMu     sync.Mutex // held while building and writing requests
 	sendClosed bool       // no more requests: the budget is spent or the run stops
+	retired    int        // slots that left the window (slotRetired)
 	wbuf       []byte
 	batch      []int
 
@@ -226,6 +240,14 @@ func (p *pipe) refill() error {
 			p.closeSendLocked()
 			return p.flush(buf, batch)
 		}
+		if n == slotRetired {
+			p.retired++
+			if p.retired == p.window {
+				p.closeSendLocked()
+				return p.flush(buf, batch)
+			}
+			continue
+		}
 		buf, batch = out, append(batch, slot)
 		p.slots[slot].opaque.Store(op)
 		p.slots[slot].n.Store(int32(n))
@@ -245,7 +267,9 @@ func (p *pipe) flush(buf []byte, batch []int) error {
 	}
 	now := p.run.now()
 	for _, slot := range batch {
-		p.slots[slot].sentAt.Store(now)
+		if !p.slots[slot].chained.Swap(false) {
+			p.slots[slot].sentAt.Store(now)
+		}
 	}
 	p.inflight.Add(int64(len(batch)))
 	if _, err := p.nc.Write(buf); err != nil {
@@ -438,9 +462,14 @@ func (p *pipe) readLoop() {
 			close(p.fenced)
 			continue
 		}
+		if res.status == outcomeStep {
+			st.chained.Store(true)
+		}
 		if p.run.measuring.Load() {
 			p.stats.requests++
-			p.stats.hist.record(now - st.sentAt.Load())
+			if res.status != outcomeStep {
+				p.stats.hist.record(now - st.sentAt.Load())
+			}
 			switch res.status {
 			case outcomeOK:
 				p.stats.msgs += res.msgs

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync/atomic"
+	"time"
 )
 
 // Process metrics from /proc (Linux): CPU time from /proc/<pid>/stat, memory from
@@ -19,10 +21,17 @@ const clockTicks = 100
 var errProcFormat = errors.New("mqbench: unexpected /proc format")
 
 // procSample is one reading of a process's counters.
+//
+// VmRSS = RssAnon + RssFile + RssShmem. A broker's mapped CommitLog and ConsumeQueue
+// pages are file-backed: they count in VmRSS (and VmHWM) while resident, but they are
+// page cache the kernel reclaims under pressure. RssAnon is the memory the process
+// itself owns (heap, stacks, direct buffers): "RSS, page cache aside".
 type procSample struct {
 	CPUSeconds float64 // utime + stime
 	RSSKiB     int64   // VmRSS
 	HWMKiB     int64   // VmHWM: peak resident set since the process started
+	AnonKiB    int64   // RssAnon
+	FileKiB    int64   // RssFile
 }
 
 // sampleProc reads pid's counters; pid 0 means this process.
@@ -45,6 +54,8 @@ func sampleProc(pid int) (procSample, error) {
 	}
 	s.RSSKiB = statusKiB(status, "VmRSS:")
 	s.HWMKiB = statusKiB(status, "VmHWM:")
+	s.AnonKiB = statusKiB(status, "RssAnon:")
+	s.FileKiB = statusKiB(status, "RssFile:")
 	return s, nil
 }
 
@@ -91,7 +102,12 @@ type ProcReport struct {
 	PeakRSSMiB       float64 `json:"peak_rss_mib,omitempty"`
 	RSSBeforeMiB     float64 `json:"rss_before_mib,omitempty"`
 	RSSAfterMiB      float64 `json:"rss_after_mib,omitempty"`
-	SampleError      string  `json:"sample_error,omitempty"`
+	// RssAnon after the window, and the highest RssAnon sampled during it (every
+	// anonSampleInterval: the kernel keeps no high-water mark of RssAnon).
+	AnonAfterMiB float64 `json:"rss_anon_after_mib,omitempty"`
+	PeakAnonMiB  float64 `json:"rss_anon_peak_mib,omitempty"`
+	FileAfterMiB float64 `json:"rss_file_after_mib,omitempty"`
+	SampleError  string  `json:"sample_error,omitempty"`
 }
 
 func procReport(pid int, before, after procSample, msgs int64, seconds float64) *ProcReport {
@@ -101,6 +117,9 @@ func procReport(pid int, before, after procSample, msgs int64, seconds float64) 
 		PeakRSSMiB:   float64(after.HWMKiB) / 1024,
 		RSSBeforeMiB: float64(before.RSSKiB) / 1024,
 		RSSAfterMiB:  float64(after.RSSKiB) / 1024,
+		AnonAfterMiB: float64(after.AnonKiB) / 1024,
+		PeakAnonMiB:  float64(max(before.AnonKiB, after.AnonKiB)) / 1024,
+		FileAfterMiB: float64(after.FileKiB) / 1024,
 	}
 	if msgs > 0 {
 		r.CPUSecPerMillion = r.CPUSeconds / float64(msgs) * 1e6
@@ -109,4 +128,46 @@ func procReport(pid int, before, after procSample, msgs int64, seconds float64) 
 		r.CPUUtilization = r.CPUSeconds / seconds
 	}
 	return r
+}
+
+// anonSampleInterval is how often a run samples the server's RssAnon for its peak.
+const anonSampleInterval = 250 * time.Millisecond
+
+// anonSampler polls a process's RssAnon until stopped and keeps the highest value.
+type anonSampler struct {
+	stopCh chan struct{}
+	done   chan struct{}
+	peak   int64 // KiB; read after done is closed
+	// samples counts the readings taken (tests wait on it).
+	samples atomic.Int64
+}
+
+// startAnonSampler starts polling pid (> 0) every interval.
+func startAnonSampler(pid int, interval time.Duration) *anonSampler {
+	s := &anonSampler{stopCh: make(chan struct{}), done: make(chan struct{})}
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			if status, err := os.ReadFile(path); err == nil {
+				s.peak = max(s.peak, statusKiB(status, "RssAnon:"))
+			}
+			s.samples.Add(1)
+			select {
+			case <-s.stopCh:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends the polling and returns the peak RssAnon in KiB.
+func (s *anonSampler) stop() int64 {
+	close(s.stopCh)
+	<-s.done
+	return s.peak
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"errors"
+	"os"
 	"reflect"
+	"runtime"
 	"testing"
+	"time"
 )
 
 func TestParseStatCPU_NameWithSpacesAndParens(t *testing.T) {
@@ -36,8 +39,12 @@ func TestSampleProc_Self(t *testing.T) {
 	if s.RSSKiB <= 0 || s.HWMKiB < s.RSSKiB || s.CPUSeconds < 0 {
 		t.Fatalf("sample %+v", s)
 	}
-	r := procReport(1, procSample{CPUSeconds: 1, RSSKiB: 1024}, procSample{CPUSeconds: 3, RSSKiB: 2048, HWMKiB: 4096}, 1_000_000, 4)
-	want := &ProcReport{PID: 1, CPUSeconds: 2, CPUSecPerMillion: 2, CPUUtilization: 0.5, PeakRSSMiB: 4, RSSBeforeMiB: 1, RSSAfterMiB: 2}
+	if s.AnonKiB <= 0 || s.FileKiB <= 0 || s.AnonKiB+s.FileKiB > s.RSSKiB {
+		t.Fatalf("RssAnon %d + RssFile %d against VmRSS %d", s.AnonKiB, s.FileKiB, s.RSSKiB)
+	}
+	r := procReport(1, procSample{CPUSeconds: 1, RSSKiB: 1024, AnonKiB: 3072}, procSample{CPUSeconds: 3, RSSKiB: 2048, HWMKiB: 4096, AnonKiB: 1024, FileKiB: 1024}, 1_000_000, 4)
+	want := &ProcReport{PID: 1, CPUSeconds: 2, CPUSecPerMillion: 2, CPUUtilization: 0.5, PeakRSSMiB: 4, RSSBeforeMiB: 1, RSSAfterMiB: 2,
+		AnonAfterMiB: 1, PeakAnonMiB: 3, FileAfterMiB: 1}
 	if !reflect.DeepEqual(r, want) {
 		t.Fatalf("report %+v, want %+v", r, want)
 	}
@@ -58,5 +65,26 @@ func TestSplitCommand_QuotesAndEnv(t *testing.T) {
 		if _, _, err := splitCommand(bad); !errors.Is(err, errBadCommand) {
 			t.Errorf("%q: err = %v", bad, err)
 		}
+	}
+}
+
+func TestAnonSampler_KeepsThePeak(t *testing.T) {
+	s := startAnonSampler(os.Getpid(), time.Millisecond)
+	// Touch 32 MiB, then let the sampler read /proc at least twice while it is resident.
+	buf := make([]byte, 32<<20)
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 1
+	}
+	n0 := s.samples.Load()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.samples.Load() < n0+2 {
+		if time.Now().After(deadline) {
+			t.Fatal("sampler took no sample in 5 s")
+		}
+		runtime.Gosched()
+	}
+	runtime.KeepAlive(buf)
+	if peak := s.stop(); peak < 32<<10 {
+		t.Fatalf("peak RssAnon %d KiB, want at least 32 MiB", peak)
 	}
 }

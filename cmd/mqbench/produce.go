@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
@@ -32,6 +33,11 @@ type produceOpts struct {
 	keys      bool
 	bname     string
 	heartbeat bool
+
+	delay         int
+	delayLevels   string
+	createTopic   bool
+	awaitDelivery time.Duration
 }
 
 func (o *produceOpts) flags(fs *flag.FlagSet) {
@@ -42,13 +48,17 @@ func (o *produceOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.group, "g", "benchmark_producer", "producer group")
 	fs.IntVar(&o.size, "s", 1024, "message body size in bytes")
 	fs.IntVar(&o.queues, "q", 4, "queues to send to, round-robin (with -n: at most this many per broker; 0 = all)")
-	fs.StringVar(&o.kind, "kind", "async", "sync | async | oneway | batch")
+	fs.StringVar(&o.kind, "kind", "async", "sync | async | oneway | batch | tx (half message, then END_TRANSACTION commit)")
 	fs.IntVar(&o.batch, "batch", 16, "messages per SEND_BATCH_MESSAGE (-kind batch)")
 	fs.IntVar(&o.code, "code", 310, "request code of single sends: 10 (SEND_MESSAGE, V1 header) or 310 (SEND_MESSAGE_V2)")
 	fs.StringVar(&o.tags, "tags", "TagA", "TAGS property of every message (empty: none)")
 	fs.BoolVar(&o.keys, "keys", false, "give every message a unique KEYS property (the broker indexes it)")
 	fs.StringVar(&o.bname, "bname", "", "broker name sent as bname (with -n: taken from the route)")
 	fs.BoolVar(&o.heartbeat, "heartbeat", true, "send a producer HEART_BEAT on each connection first, as clients do")
+	fs.IntVar(&o.delay, "delay", 0, "DELAY level of every message (1 = the first of -delay-levels); 0: none")
+	fs.StringVar(&o.delayLevels, "delay-levels", defaultDelayLevels, "the broker's messageDelayLevel, for the due time of -delay messages")
+	fs.BoolVar(&o.createTopic, "create-topic", false, "create (or update) the topic with -q read/write queues first (UPDATE_AND_CREATE_TOPIC, as mqadmin updateTopic); needs -b")
+	fs.DurationVar(&o.awaitDelivery, "await-delivery", 0, "after the run, read the topic until every acknowledged message is in it, for at most this long (-delay, -kind tx); needs -warmup 0")
 }
 
 func (o *produceOpts) check() error {
@@ -68,11 +78,25 @@ func (o *produceOpts) check() error {
 		return fmt.Errorf("%w: -batch must be at least 1", errUsage)
 	case o.queues < 0 || (o.broker != "" && o.queues < 1):
 		return fmt.Errorf("%w: -q must be at least 1", errUsage)
+	case o.createTopic && o.broker == "":
+		return fmt.Errorf("%w: -create-topic needs -b", errUsage)
+	case o.awaitDelivery > 0 && o.warmup > 0:
+		// Messages sent during the warm-up would be delivered too and cannot be told apart.
+		return fmt.Errorf("%w: -await-delivery counts every message sent: give -warmup 0", errUsage)
+	case o.awaitDelivery > 0 && (o.kind == "oneway" || o.kind == "batch"):
+		return fmt.Errorf("%w: -await-delivery needs answered single sends (-kind sync, async or tx)", errUsage)
+	case o.delay < 0:
+		return fmt.Errorf("%w: -delay %d", errUsage, o.delay)
 	}
 	switch o.kind {
-	case "sync", "async", "oneway", "batch":
+	case "sync", "async", "oneway", "batch", "tx":
 	default:
-		return fmt.Errorf("%w: -kind %q (want sync, async, oneway or batch)", errUsage, o.kind)
+		return fmt.Errorf("%w: -kind %q (want sync, async, oneway, batch or tx)", errUsage, o.kind)
+	}
+	if o.delay > 0 {
+		if _, err := delayOf(o.delayLevels, o.delay); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 	}
 	return nil
 }
@@ -80,7 +104,7 @@ func (o *produceOpts) check() error {
 func (o *produceOpts) spec() *sendSpec {
 	st, _ := o.serializeType()
 	s := &sendSpec{code: protocol.RequestCode(o.code), serialize: st, group: o.group, topic: o.topic, bname: o.bname,
-		tags: o.tags, keys: o.keys, batch: 1, body: makeBody(o.size)}
+		tags: o.tags, keys: o.keys, batch: 1, body: makeBody(o.size), delayLevel: o.delay, tx: o.kind == "tx"}
 	if o.kind == "batch" {
 		s.code, s.batch = protocol.CodeSendBatchMessage, o.batch
 	}
@@ -195,6 +219,9 @@ func probeSend(addr string, spec *sendSpec) error {
 	if one.code == protocol.CodeSendBatchMessage {
 		one.code = protocol.CodeSendMessageV2
 	}
+	// A plain message: a delayed or half probe would reach the topic later (or never)
+	// and be counted by -await-delivery.
+	one.delayLevel, one.tx = 0, false
 	b := newSendBuilder(&one, 0xFFFF)
 	frame := b.append(nil, 1, 0, false)
 	cmd, err := callFrame(nc, frame, 1, time.Second)
@@ -224,9 +251,24 @@ func (o *produceOpts) run(ctx context.Context) (*Result, error) {
 }
 
 func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Result, error) {
+	if o.createTopic {
+		if err := createTopic(o.broker, o.topic, o.bname, o.queues, o.timeout); err != nil {
+			return nil, err
+		}
+	}
 	ts, err := o.targets()
 	if err != nil {
 		return nil, err
+	}
+	var dts []deliveryTarget
+	if o.awaitDelivery > 0 {
+		for _, t := range ts {
+			start, err := maxOffsets(t.addr, o.topic, t.bname, t.queues, o.timeout)
+			if err != nil {
+				return nil, err
+			}
+			dts = append(dts, deliveryTarget{addr: t.addr, bname: t.bname, queues: t.queues, start: start})
+		}
 	}
 	run := newRunState(o.total)
 	var pipes []*pipe
@@ -263,8 +305,11 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 					return nil, fmt.Errorf("mqbench: heartbeat to %s: %w", t.addr, errResponse(resp))
 				}
 			}
-			l := &produceLoad{b: newSendBuilder(&s, uint32(i)), run: run, queues: t.queues, next: i,
+			var l workload = &produceLoad{b: newSendBuilder(&s, uint32(i)), run: run, queues: t.queues, next: i,
 				oneway: o.kind == "oneway", n: s.messagesPerRequest(), size: int64(o.size)}
+			if s.tx {
+				l = newTxLoad(&s, uint32(i), run, t.queues, i, o.window, int64(o.size))
+			}
 			pipes = append(pipes, newPipe(i, nc, l, run, o.window, o.kind != "sync", o.kind == "oneway"))
 		}
 	}
@@ -279,6 +324,9 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 	} else {
 		res.Settings["code"] = strconv.Itoa(int(spec.code))
 	}
+	if o.delay > 0 {
+		res.Settings["delay"] = strconv.Itoa(o.delay)
+	}
 	runLoad(ctx, pipes, run, &o.loadOpts, o.timeout, o.kind == "oneway", pid, res)
 	// Oneway sends are counted when written; every kind's bytes are message bodies.
 	res.Bytes = res.Messages * int64(o.size)
@@ -288,7 +336,58 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 	if o.kind == "oneway" {
 		res.Notes = append(res.Notes, "oneway: messages counted when written; the run ends when a final answered send (the fence) returns on every connection")
 	}
+	if o.kind == "tx" {
+		res.Notes = append(res.Notes, "tx: a message is a committed transaction (half message answered, then END_TRANSACTION answered SUCCESS); latency from the half message's write to the commit's answer; requests count both")
+	}
+	if o.awaitDelivery > 0 {
+		desc, due, err := o.dueFunc()
+		if err != nil {
+			return nil, err
+		}
+		d, err := awaitDelivery(ctx, o.topic, dts, res.Messages, o.awaitDelivery, desc, due)
+		if err != nil {
+			return nil, err
+		}
+		res.Delivery = d
+	}
 	return res, nil
+}
+
+// dueFunc says when a message of this run is due in its topic (see delivery.go).
+func (o *produceOpts) dueFunc() (string, func(r *message.Record) int64, error) {
+	if o.delay > 0 {
+		d, err := delayOf(o.delayLevels, o.delay)
+		if err != nil {
+			return "", nil, err
+		}
+		ms := d.Milliseconds()
+		return "bornTimestamp + " + d.String() + " (DELAY " + strconv.Itoa(o.delay) + ")",
+			func(r *message.Record) int64 { return r.BornTimestamp + ms }, nil
+	}
+	return "bornTimestamp", func(r *message.Record) int64 { return r.BornTimestamp }, nil
+}
+
+// createTopic sends UPDATE_AND_CREATE_TOPIC (17) for topic with queues read and write
+// queues, perm RW, as mqadmin updateTopic does (Java: MQClientAPIImpl#createTopic).
+func createTopic(addr, topic, bname string, queues int, timeout time.Duration) error {
+	nc, err := dial(addr, timeout)
+	if err != nil {
+		return fmt.Errorf("mqbench: connect %s: %w", addr, err)
+	}
+	defer nc.Close()
+	req := protocol.NewRequest(protocol.CodeUpdateAndCreateTopic)
+	req.Opaque = 1
+	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: "TBW102", ReadQueueNums: int32(queues),
+		WriteQueueNums: int32(queues), Perm: 6, TopicFilterType: "SINGLE_TAG"}
+	h.Encode(&req.Ext)
+	resp, err := call(nc, req, timeout)
+	if err != nil {
+		return fmt.Errorf("mqbench: create topic %s on %s: %w", topic, addr, err)
+	}
+	if resp.Code != int32(protocol.ResSuccess) {
+		return fmt.Errorf("mqbench: create topic %s on %s: %w", topic, addr, errResponse(resp))
+	}
+	return nil
 }
 
 // jsonStr is s as a JSON string literal, escaped as fastjson does.

@@ -31,6 +31,7 @@ type Result struct {
 	Server         *ProcReport       `json:"server,omitempty"`
 	Client         *ProcReport       `json:"client,omitempty"`
 	StartupMs      float64           `json:"startup_ms,omitempty"`
+	Delivery       *DeliveryReport   `json:"delivery,omitempty"`
 	Notes          []string          `json:"notes,omitempty"`
 }
 
@@ -129,6 +130,8 @@ func (r *Result) writeText(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "  server      pid %d: %.2f CPU s (%.2f CPU s per million msgs, %.2f cores busy), peak RSS %.1f MiB (RSS %.1f -> %.1f MiB)\n",
 				s.PID, s.CPUSeconds, s.CPUSecPerMillion, s.CPUUtilization, s.PeakRSSMiB, s.RSSBeforeMiB, s.RSSAfterMiB)
+			fmt.Fprintf(w, "  server mem  RssAnon %.1f MiB after, %.1f MiB peak sampled; RssFile %.1f MiB after (mapped files: page cache)\n",
+				s.AnonAfterMiB, s.PeakAnonMiB, s.FileAfterMiB)
 		}
 	}
 	if c := r.Client; c != nil && c.SampleError == "" {
@@ -136,6 +139,14 @@ func (r *Result) writeText(w io.Writer) {
 	}
 	if r.StartupMs > 0 {
 		fmt.Fprintf(w, "  startup     %.1f ms from exec to the first accepted request\n", r.StartupMs)
+	}
+	if d := r.Delivery; d != nil {
+		fmt.Fprintf(w, "  delivery    %d of %d in the topic (complete %v), last found %.2f s after the run\n",
+			d.Delivered, d.Expected, d.Complete, d.WaitSeconds)
+		if l := d.Lateness; l != nil {
+			fmt.Fprintf(w, "  lateness ms store time - %s: p50 %.1f  p99 %.1f  max %.1f; stored at %.0f msg/s over %.2f s\n",
+				d.Due, l.P50, l.P99, l.Max, d.RatePerSec, d.SpanSeconds)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note        %s\n", n)

@@ -34,11 +34,13 @@ type loadOpts struct {
 	serialize      string
 	pid            int
 	serverCmd      string
+	serverPrep     string
 	startupCmd     string
 	serverLog      string
 	startupTimeout time.Duration
 	probeInterval  time.Duration
 	jsonOut        bool
+	jsonFile       string
 	cpuProfile     string
 }
 
@@ -52,11 +54,13 @@ func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
 	fs.StringVar(&o.serialize, "serialize", "json", "header serialization: json (every client's default) or rocketmq")
 	fs.IntVar(&o.pid, "pid", 0, "server pid: sample its CPU time and memory from /proc before and after the measured window")
 	fs.StringVar(&o.serverCmd, "server-cmd", "", "start this server command, wait until it accepts a request, measure it, then stop it")
+	fs.StringVar(&o.serverPrep, "server-prep", "", "run this command to completion before starting -server-cmd/-startup-cmd, untimed (e.g. \"rm -rf /tmp/store\": every run on an empty store)")
 	fs.StringVar(&o.startupCmd, "startup-cmd", "", "start this server command, report the time from exec to the first accepted request, stop it (no load run)")
 	fs.StringVar(&o.serverLog, "server-log", "", "where the started server's output goes (default: a temp file)")
 	fs.DurationVar(&o.startupTimeout, "startup-timeout", 60*time.Second, "how long a started server may take to accept a request")
 	fs.DurationVar(&o.probeInterval, "probe-interval", 5*time.Millisecond, "interval between readiness probes of a started server")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
+	fs.StringVar(&o.jsonFile, "json-out", "", "also write the report as JSON to this file")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write mqbench's own CPU profile of the measured window here (to check the client is cheap)")
 }
 
@@ -122,6 +126,11 @@ func (o *loadOpts) withServer(ctx context.Context, mode, addr string, probe func
 			return nil, fmt.Errorf("%w: %s already accepts connections before the server command started; stop that server or measure it with -pid", errBusyAddr, addr)
 		}
 	}
+	if o.serverPrep != "" {
+		if err := runPrep(ctx, o.serverPrep); err != nil {
+			return nil, err
+		}
+	}
 	p, err := startServer(line, o.serverLog)
 	if err != nil {
 		return nil, err
@@ -175,8 +184,10 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	}
 	var before, selfBefore procSample
 	var beforeErr error
+	var anon *anonSampler
 	if pid > 0 {
 		before, beforeErr = sampleProc(pid)
+		anon = startAnonSampler(pid, anonSampleInterval)
 	}
 	selfBefore, selfErr := sampleProc(0)
 	if o.cpuProfile != "" {
@@ -268,8 +279,10 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	run.measuring.Store(false)
 	var after, selfAfter procSample
 	var afterErr error
+	var anonPeak int64
 	if pid > 0 {
 		after, afterErr = sampleProc(pid)
+		anonPeak = anon.stop()
 	}
 	selfAfter, selfErr2 := sampleProc(0)
 	for _, p := range pipes {
@@ -321,6 +334,7 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 			res.Server = &ProcReport{PID: pid, SampleError: fmt.Sprint(firstErr(beforeErr, afterErr))}
 		} else {
 			res.Server = procReport(pid, before, after, res.Messages, res.Seconds)
+			res.Server.PeakAnonMiB = max(res.Server.PeakAnonMiB, float64(anonPeak)/1024)
 		}
 	}
 	if selfErr == nil && selfErr2 == nil {

@@ -19,6 +19,9 @@ import (
 // errBadCommand is returned when a -server-cmd / -startup-cmd line cannot be split.
 var errBadCommand = errors.New("mqbench: bad command line")
 
+// errPrep is returned when the -server-prep command fails.
+var errPrep = errors.New("mqbench: server preparation failed")
+
 // splitCommand splits a command line into environment assignments and argv. It knows
 // single quotes, double quotes (with \" and \\) and backslash escapes; nothing else of
 // the shell (no globbing, no variables, no pipes).
@@ -165,4 +168,19 @@ func (p *serverProc) stop(grace time.Duration) {
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 	}
+}
+
+// runPrep runs a -server-prep command line (split like -server-cmd, no shell) to
+// completion; its output is returned in the error when it fails.
+func runPrep(ctx context.Context, line string) error {
+	env, argv, err := splitCommand(line)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: %q: %v: %s", errPrep, line, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# make bench-compare: Skyrocket side by side with Java's RocketMQ 4.9.7 broker and NameServer
+# (from Maven Central, conformance/java) and mqbench's null broker, on this machine, in one run.
+# docs/benchmarks.md ("Side by side with Java") has the results and what they mean.
+#
+#   .ci/bench-compare.sh [step...]      steps: send route semantics rss alloc (default: all)
+#
+# Environment (defaults in brackets):
+#   BENCH_ROUNDS [3]        rounds per comparison; sides alternate, the order rotates per round
+#   BENCH_DURATION [20s]    measured window of each send/route run
+#   BENCH_WARMUP [5s]       unmeasured load before it
+#   BENCH_CONNS [4] BENCH_WINDOW [16]     4 connections x 16 in flight = 64
+#   BENCH_SEM_MESSAGES [200000]           messages per run of the semantics step
+#   BENCH_RSS_MESSAGES [10000000]         messages stored by the rss step (x ~1.2 KiB on disk)
+#   BENCH_RSS_JAVA [1]      also measure Java's RssAnon after the same number of messages
+#   BENCH_SEM_JAVA [1]      also run the semantics step against Java
+#   SERVER_HEAP ["-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"]  both Java servers (as javaservers.sh)
+#   BENCH_OUT [.cache/bench-compare/<UTC time>]   reports (text and JSON) are kept here
+#   BENCH_WORK [a new /tmp dir]                   stores and configs; removed at the end
+#   BIN [bin]               where mqbench, mqbroker and mqnamesrv are (make bench-compare builds them)
+#
+# Every server is started by mqbench itself for each run (-server-cmd), on an empty store
+# (-server-prep removes it, untimed), so its pid, CPU seconds, VmHWM/RssAnon and the time from
+# exec to the first accepted request are its own. Java and Skyrocket get the same broker.conf
+# lines (the store settings are both brokers' defaults: 1 GiB CommitLog files, 300,000-unit
+# ConsumeQueue files, flush every 500 ms under ASYNC_FLUSH) and each its own NameServer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+source conformance/java/lib.sh
+
+ROUNDS=${BENCH_ROUNDS:-3}
+DURATION=${BENCH_DURATION:-20s}
+WARMUP=${BENCH_WARMUP:-5s}
+CONNS=${BENCH_CONNS:-4}
+WINDOW=${BENCH_WINDOW:-16}
+SEM_MESSAGES=${BENCH_SEM_MESSAGES:-200000}
+RSS_MESSAGES=${BENCH_RSS_MESSAGES:-10000000}
+RSS_JAVA=${BENCH_RSS_JAVA:-1}
+SEM_JAVA=${BENCH_SEM_JAVA:-1}
+SERVER_HEAP=${SERVER_HEAP:-"-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"}
+BIN=$(cd "${BIN:-bin}" && pwd)
+OUT=${BENCH_OUT:-$REPO/.cache/bench-compare/$(date -u +%Y%m%dT%H%M%SZ)}
+STEPS=${*:-send route semantics rss alloc}
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=${BENCH_WORK:-$(mktemp -d /tmp/skyrocket-bench.XXXXXX)}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+MQBENCH="$BIN/mqbench"
+for b in mqbench mqbroker mqnamesrv; do
+  [ -x "$BIN/$b" ] || { echo "bench-compare: $BIN/$b missing (make build)" >&2; exit 1; }
+done
+[ -f "$JAVA_DIR/servers/target/classpath.txt" ] || mvn_build
+JAVA_CP=$(servers_cp)
+
+# Background NameServers of the send and semantics steps, stopped by pid at exit.
+BG_PIDS=()
+cleanup() {
+  local p
+  for p in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do
+    kill "$p" 2>/dev/null || true
+  done
+  for p in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do
+    wait "$p" 2>/dev/null || true
+  done
+  if [ -z "${BENCH_WORK:-}" ]; then rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/bench-compare.txt"; }
+
+free_ports() { conformance/java/javaservers.sh free-ports; }
+
+{
+  echo "# make bench-compare, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# host: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+  echo "# cpu: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+  echo "# go: $(go version | awk '{print $3}'), java: $(java -version 2>&1 | head -1)"
+  echo "# jvm (both Java servers): $SERVER_HEAP ${JAVA17_OPENS[*]}"
+  echo "# load: rounds=$ROUNDS duration=$DURATION warmup=$WARMUP conns=$CONNS window=$WINDOW, 1 KiB bodies"
+  echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet -- cmd server store codec protocol || echo ' (+ uncommitted changes in the tree)')"
+} | tee "$OUT/bench-compare.txt"
+
+# java_home DIR: ROCKETMQ_HOME with the logback files Java's servers look for.
+java_home() {
+  local home=$1
+  mkdir -p "$home/conf" "$home/logs"
+  for n in namesrv broker; do
+    cat >"$home/conf/logback_$n.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<configuration>
+  <appender name="FILE" class="ch.qos.logback.core.FileAppender">
+    <file>$home/logs/$n.log</file>
+    <append>true</append>
+    <encoder><pattern>%d{yyy-MM-dd HH:mm:ss,SSS} %-5level %logger{24} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="FILE"/></root>
+</configuration>
+XML
+  done
+}
+
+# java_cmd MAIN CONF: the command line of a Java server (no shell: mqbench starts it).
+java_cmd() {
+  local main=$1 conf=$2 home=$WORK/java-home
+  echo "ROCKETMQ_HOME=$home java $SERVER_HEAP ${JAVA17_OPENS[*]} -Duser.home=$home -Drocketmq.home.dir=$home -cp $JAVA_CP $main -c $conf"
+}
+
+# broker_conf FILE PORT NAMESRV STORE FLUSH: the same lines for Java and Skyrocket.
+broker_conf() {
+  cat >"$1" <<EOF
+brokerClusterName=DefaultCluster
+brokerName=broker-a
+brokerId=0
+brokerRole=ASYNC_MASTER
+flushDiskType=$5
+brokerIP1=127.0.0.1
+brokerIP2=127.0.0.1
+listenPort=$2
+namesrvAddr=$3
+storePathRootDir=$4
+storePathCommitLog=$4/commitlog
+autoCreateTopicEnable=true
+autoCreateSubscriptionGroup=true
+diskMaxUsedSpaceRatio=95
+EOF
+}
+
+java_home "$WORK/java-home"
+
+# start_namesrvs: one Java and one Skyrocket NameServer for the brokers (not measured).
+JN="" SN=""
+start_namesrvs() {
+  [ -n "$JN" ] && return 0
+  local jp sp
+  read -r jp _ < <(free_ports)
+  read -r sp _ < <(free_ports)
+  printf 'listenPort=%s\nkvConfigPath=%s\n' "$jp" "$WORK/jns/kvConfig.json" >"$WORK/jns.conf"
+  printf 'listenPort=%s\nkvConfigPath=%s\n' "$sp" "$WORK/sns/kvConfig.json" >"$WORK/sns.conf"
+  # shellcheck disable=SC2046
+  (cd "$WORK" && exec env ROCKETMQ_HOME="$WORK/java-home" java $SERVER_HEAP "${JAVA17_OPENS[@]}" \
+    -Duser.home="$WORK/java-home" -Drocketmq.home.dir="$WORK/java-home" -cp "$JAVA_CP" \
+    org.apache.rocketmq.namesrv.NamesrvStartup -c "$WORK/jns.conf" >"$WORK/jns.out" 2>&1 </dev/null) &
+  BG_PIDS+=($!)
+  (cd "$WORK" && exec "$BIN/mqnamesrv" -c "$WORK/sns.conf" >"$WORK/sns.out" 2>&1 </dev/null) &
+  BG_PIDS+=($!)
+  JN=127.0.0.1:$jp
+  SN=127.0.0.1:$sp
+  local deadline=$((SECONDS + 90))
+  until "$MQBENCH" route -n "$JN" -t TBW102 -register -c 1 -m 1 >/dev/null 2>&1 &&
+    "$MQBENCH" route -n "$SN" -t TBW102 -register -c 1 -m 1 >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || { echo "bench-compare: NameServers not up" >&2; exit 1; }
+    sleep 0.5
+  done
+}
+
+# Broker ports: Java's and Skyrocket's brokers, each with port-2 (VIP) and port+1 (HA) free.
+read -r _ JBP < <(free_ports)
+read -r _ SBP < <(free_ports)
+JB=127.0.0.1:$JBP
+SB=127.0.0.1:$SBP
+
+# compare_brokers NAME FLUSH [mode flags...]: Java (base) vs Skyrocket (target) vs null (ceiling).
+compare_brokers() {
+  local name=$1 flush=$2
+  shift 2
+  broker_conf "$WORK/java-$flush.conf" "$JBP" "$JN" "$WORK/java-store" "$flush"
+  broker_conf "$WORK/sky-$flush.conf" "$SBP" "$SN" "$WORK/sky-store" "$flush"
+  log "$name"
+  "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/$name.json" \
+    -base "java=$JB" -base-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf")" \
+    -base-prep "rm -rf $WORK/java-store" \
+    -target "skyrocket=$SB" -target-cmd "$BIN/mqbroker -c $WORK/sky-$flush.conf" -target-prep "rm -rf $WORK/sky-store" \
+    -ceiling null \
+    produce -server-log "$WORK/servers.log" -startup-timeout 180s "$@" 2>&1 | tee -a "$OUT/$name.txt" "$OUT/bench-compare.txt"
+}
+
+step_send() {
+  start_namesrvs
+  local flush q
+  for flush in ASYNC_FLUSH SYNC_FLUSH; do
+    for q in 1 8; do
+      compare_brokers "send-$flush-q$q" "$flush" -t SkyBench -create-topic -q "$q" -s 1024 \
+        -c "$CONNS" -w "$WINDOW" -kind async -d "$DURATION" -warmup "$WARMUP"
+    done
+  done
+}
+
+step_route() {
+  local jp sp
+  read -r jp _ < <(free_ports)
+  read -r sp _ < <(free_ports)
+  printf 'listenPort=%s\nkvConfigPath=%s\n' "$jp" "$WORK/jns-route/kvConfig.json" >"$WORK/jns-route.conf"
+  printf 'listenPort=%s\nkvConfigPath=%s\n' "$sp" "$WORK/sns-route/kvConfig.json" >"$WORK/sns-route.conf"
+  log "route"
+  "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/route.json" \
+    -base "java=127.0.0.1:$jp" -base-cmd "$(java_cmd org.apache.rocketmq.namesrv.NamesrvStartup "$WORK/jns-route.conf")" \
+    -target "skyrocket=127.0.0.1:$sp" -target-cmd "$BIN/mqnamesrv -c $WORK/sns-route.conf" \
+    route -server-log "$WORK/servers.log" -startup-timeout 180s -t SkyBench -register -c 64 -w 1 \
+    -d "$DURATION" -warmup "$WARMUP" 2>&1 | tee -a "$OUT/route.txt" "$OUT/bench-compare.txt"
+}
+
+# semantics_on NAME ADDR CMD PREP: plain against DELAY level 1, plain against transactions,
+# every message waited for in its topic (-await-delivery).
+semantics_on() {
+  local who=$1 addr=$2 cmd=$3 prep=$4 kind extra
+  for kind in delay tx; do
+    case $kind in
+      delay) extra="-delay 1" ;;
+      tx) extra="-kind tx" ;;
+    esac
+    log "semantics-$who-$kind"
+    "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/semantics-$who-$kind.json" \
+      -base "plain=$addr" -base-cmd "$cmd" -base-prep "$prep" \
+      -target "$kind=$addr" -target-cmd "$cmd" -target-prep "$prep" -target-args "$extra" \
+      produce -server-log "$WORK/servers.log" -startup-timeout 180s -t SemanticsTest -create-topic -q 8 -s 1024 \
+      -c "$CONNS" -w "$WINDOW" -m "$SEM_MESSAGES" -await-delivery 120s 2>&1 |
+      tee -a "$OUT/semantics-$who-$kind.txt" "$OUT/bench-compare.txt"
+  done
+}
+
+step_semantics() {
+  start_namesrvs
+  broker_conf "$WORK/sky-sem.conf" "$SBP" "$SN" "$WORK/sky-store" ASYNC_FLUSH
+  semantics_on skyrocket "$SB" "$BIN/mqbroker -c $WORK/sky-sem.conf" "rm -rf $WORK/sky-store"
+  if [ "$SEM_JAVA" = 1 ]; then
+    broker_conf "$WORK/java-sem.conf" "$JBP" "$JN" "$WORK/java-store" ASYNC_FLUSH
+    semantics_on java "$JB" "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-sem.conf")" "rm -rf $WORK/java-store"
+  fi
+}
+
+# rss_on NAME ADDR CMD PREP: store RSS_MESSAGES messages, report RssAnon after.
+rss_on() {
+  local who=$1 addr=$2 cmd=$3 prep=$4
+  local need_kb=$((RSS_MESSAGES * 13 / 10))
+  local avail_kb
+  avail_kb=$(df -Pk "$WORK" | awk 'NR==2 {print $4}')
+  if [ "$avail_kb" -lt $((need_kb + 2 * 1048576)) ]; then
+    log "rss-$who skipped: $((avail_kb / 1048576)) GiB free in $WORK, $((need_kb / 1048576 + 2)) GiB needed"
+    return 0
+  fi
+  log "rss-$who ($RSS_MESSAGES messages)"
+  "$MQBENCH" produce -b "$addr" -server-cmd "$cmd" -server-prep "$prep" -server-log "$WORK/servers.log" \
+    -startup-timeout 180s -t RssTest -create-topic -q 8 -s 1024 -c "$CONNS" -w "$WINDOW" -m "$RSS_MESSAGES" \
+    -json-out "$OUT/rss-$who.json" 2>&1 | tee -a "$OUT/rss-$who.txt" "$OUT/bench-compare.txt"
+  eval "$prep" # free the disk now
+}
+
+step_rss() {
+  start_namesrvs
+  broker_conf "$WORK/sky-rss.conf" "$SBP" "$SN" "$WORK/sky-store" ASYNC_FLUSH
+  rss_on skyrocket "$SB" "$BIN/mqbroker -c $WORK/sky-rss.conf" "rm -rf $WORK/sky-store"
+  if [ "$RSS_JAVA" = 1 ]; then
+    broker_conf "$WORK/java-rss.conf" "$JBP" "$JN" "$WORK/java-store" ASYNC_FLUSH
+    rss_on java "$JB" "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-rss.conf")" "rm -rf $WORK/java-store"
+  fi
+}
+
+step_alloc() {
+  log "alloc: go test -run '^\$' -bench . -benchmem ./store ./codec/... ./server/..."
+  go test -run '^$' -bench . -benchmem ./store ./codec/... ./server/... 2>&1 | tee "$OUT/alloc.txt" |
+    grep -E '^(Benchmark|ok|FAIL|---)' | tee -a "$OUT/bench-compare.txt"
+}
+
+for s in $STEPS; do
+  "step_$s"
+done
+
+# The issue's bars, from the ratio lines (median of the rounds).
+{
+  echo
+  echo "== bars (Skyrocket against Java 4.9.7 and the null broker, medians)"
+  for f in "$OUT"/send-*.txt "$OUT"/route.txt; do
+    [ -f "$f" ] || continue
+    n=$(basename "$f" .txt)
+    awk -v n="$n" '
+      $1 == "skyrocket/java" && $2 == "throughput" { bar = (n == "route") ? 3 : 2; printf "%-22s skyrocket/java throughput  %6.2f  (bar >= %d)  %s\n", n, $3, bar, ($3 >= bar ? "met" : "MISSED") }
+      n == "route" { next }
+      $1 == "skyrocket/java" && $2 == "p99" { printf "%-22s skyrocket/java p99 latency %6.2f  (bar <= 0.33) %s\n", n, $4, ($4 <= 0.334 ? "met" : "MISSED") }
+      $1 == "skyrocket/java" && $2 == "peak" && $3 == "rss" && $4 != "anon" { printf "%-22s skyrocket/java VmHWM       %6.2f  (bar <= 0.10) %s\n", n, $4, ($4 <= 0.1 ? "met" : "MISSED") }
+      $1 == "skyrocket/java" && $2 == "peak" && $4 == "anon" { printf "%-22s skyrocket/java RssAnon     %6.2f  (bar <= 0.10) %s\n", n, $5, ($5 <= 0.1 ? "met" : "MISSED") }
+      $1 == "skyrocket/null" && $2 == "throughput" && n ~ /ASYNC/ { printf "%-22s skyrocket/null throughput  %6.2f  (bar >= 0.60) %s\n", n, $3, ($3 >= 0.6 ? "met" : "MISSED") }
+    ' "$f"
+  done
+  echo "reports: $OUT"
+} | tee -a "$OUT/bench-compare.txt"
