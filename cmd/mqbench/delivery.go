@@ -23,7 +23,10 @@ import (
 //	due      = bornTimestamp + the level's delay   (DELAY sends)
 //	         = bornTimestamp                       (transactions and plain sends)
 //
-// so it does not depend on how fast this reader polls.
+// so it does not depend on how fast this reader polls. Only the run's own messages count:
+// their UNIQ_KEY carries this process's IP and pid and a connection index (the readiness
+// probe's index, probeInstance, is left out: its message was sent before the offsets
+// were taken, but may reach the ConsumeQueue after). Anything else is reported as foreign.
 
 // defaultDelayLevels is the broker default messageDelayLevel (Java: MessageStoreConfig).
 const defaultDelayLevels = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
@@ -55,8 +58,9 @@ func delayOf(levels string, level int) (time.Duration, error) {
 
 // DeliveryReport is what -await-delivery found in the topic after the run.
 type DeliveryReport struct {
-	Expected    int64    `json:"expected"`  // messages answered SUCCESS in the run
-	Delivered   int64    `json:"delivered"` // found in the topic
+	Expected    int64    `json:"expected"`          // messages answered SUCCESS in the run
+	Delivered   int64    `json:"delivered"`         // found in the topic
+	Foreign     int64    `json:"foreign,omitempty"` // other messages found in the same queues
 	Complete    bool     `json:"complete"`
 	WaitSeconds float64  `json:"wait_seconds"` // from the end of the load until the last was found
 	Due         string   `json:"due"`          // what lateness is measured from
@@ -103,7 +107,7 @@ func maxOffsets(addr, topic, bname string, queues []int32, timeout time.Duration
 // awaitDelivery pulls the targets' queues from their start offsets until expected
 // messages were found or wait passed. due gives a record's due time in ms.
 func awaitDelivery(ctx context.Context, topic string, ts []deliveryTarget, expected int64, wait time.Duration,
-	dueDesc string, due func(r *message.Record) int64) (*DeliveryReport, error) {
+	dueDesc string, due func(r *message.Record) int64, ours func(r *message.Record) bool) (*DeliveryReport, error) {
 	t0 := time.Now()
 	deadline := t0.Add(wait)
 	rep := &DeliveryReport{Expected: expected, Due: dueDesc}
@@ -159,6 +163,10 @@ func awaitDelivery(ctx context.Context, topic string, ts []deliveryTarget, expec
 			}
 			err = message.WalkRecords(resp.Body, func(r *message.Record) bool {
 				found = true
+				if !ours(r) {
+					rep.Foreign++
+					return true
+				}
 				rep.Delivered++
 				hist.record((r.StoreTimestamp - due(r)) * int64(time.Millisecond))
 				if firstStore == 0 || r.StoreTimestamp < firstStore {
@@ -188,4 +196,15 @@ func awaitDelivery(ctx context.Context, topic string, ts []deliveryTarget, expec
 		rep.RatePerSec = float64(rep.Delivered) / rep.SpanSeconds
 	}
 	return rep, nil
+}
+
+// runMessages returns whether a record was sent by this process's load connections
+// (UNIQ_KEY = IP ‖ pid ‖ instance ‖ time ‖ counter, message.go), not by its probe.
+func runMessages() func(r *message.Record) bool {
+	ipPid := string(newUniqIDGen([4]byte{127, 0, 0, 1}, 0).buf[:12])
+	probe := string(newUniqIDGen([4]byte{127, 0, 0, 1}, probeInstance).buf[12:20])
+	return func(r *message.Record) bool {
+		uk, ok := r.Property(message.PropertyUniqClientMessageIDKeyIdx)
+		return ok && len(uk) == 32 && string(uk[:12]) == ipPid && string(uk[12:20]) != probe
+	}
 }

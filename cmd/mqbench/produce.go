@@ -208,6 +208,9 @@ func clientID(i int) string {
 	return "127.0.0.1@mqbench-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i)
 }
 
+// probeInstance is the UNIQ_KEY instance of probe messages (connections count from 0).
+const probeInstance = 0xFFFF
+
 // probeSend dials addr and sends one message; nil when it is accepted (SUCCESS).
 func probeSend(addr string, spec *sendSpec) error {
 	nc, err := dial(addr, 200*time.Millisecond)
@@ -222,7 +225,7 @@ func probeSend(addr string, spec *sendSpec) error {
 	// A plain message: a delayed or half probe would reach the topic later (or never)
 	// and be counted by -await-delivery.
 	one.delayLevel, one.tx = 0, false
-	b := newSendBuilder(&one, 0xFFFF)
+	b := newSendBuilder(&one, probeInstance)
 	frame := b.append(nil, 1, 0, false)
 	cmd, err := callFrame(nc, frame, 1, time.Second)
 	if err != nil {
@@ -344,7 +347,7 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 		if err != nil {
 			return nil, err
 		}
-		d, err := awaitDelivery(ctx, o.topic, dts, res.Messages, o.awaitDelivery, desc, due)
+		d, err := awaitDelivery(ctx, o.topic, dts, res.Messages, o.awaitDelivery, desc, due, runMessages())
 		if err != nil {
 			return nil, err
 		}

@@ -141,8 +141,12 @@ func (r *Result) writeText(w io.Writer) {
 		fmt.Fprintf(w, "  startup     %.1f ms from exec to the first accepted request\n", r.StartupMs)
 	}
 	if d := r.Delivery; d != nil {
-		fmt.Fprintf(w, "  delivery    %d of %d in the topic (complete %v), last found %.2f s after the run\n",
+		fmt.Fprintf(w, "  delivery    %d of %d in the topic (complete %v), last found %.2f s after the run",
 			d.Delivered, d.Expected, d.Complete, d.WaitSeconds)
+		if d.Foreign > 0 {
+			fmt.Fprintf(w, "; %d other messages in the queues", d.Foreign)
+		}
+		fmt.Fprintln(w)
 		if l := d.Lateness; l != nil {
 			fmt.Fprintf(w, "  lateness ms store time - %s: p50 %.1f  p99 %.1f  max %.1f; stored at %.0f msg/s over %.2f s\n",
 				d.Due, l.P50, l.P99, l.Max, d.RatePerSec, d.SpanSeconds)

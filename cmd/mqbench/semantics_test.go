@@ -104,9 +104,26 @@ func TestProduce_Tx_CommitsReachTheTopic(t *testing.T) {
 			t.Fatalf("queue %d empty: max offsets %v", q, offs)
 		}
 	}
-	again, err := awaitDelivery(context.Background(), "TxTopic", ts, 300, 5*time.Second, "x", func(*message.Record) int64 { return 0 })
-	if err != nil || again.Delivered != 300 {
+	again, err := awaitDelivery(context.Background(), "TxTopic", ts, 300, 5*time.Second, "x",
+		func(*message.Record) int64 { return 0 }, runMessages())
+	if err != nil || again.Delivered != 300 || again.Foreign != 0 {
 		t.Fatalf("re-read: %+v, %v", again, err)
+	}
+	// A message of another producer in the same queues is foreign.
+	spec := &sendSpec{code: protocol.CodeSendMessageV2, group: "g", topic: "TxTopic", body: []byte("x")}
+	if err := probeSend(addr, spec); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		again, err = awaitDelivery(context.Background(), "TxTopic", ts, 301, 50*time.Millisecond, "x",
+			func(*message.Record) int64 { return 0 }, runMessages())
+		if err != nil || again.Foreign == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || again.Delivered != 300 || again.Foreign != 1 || again.Complete {
+		t.Fatalf("with a probe message: %+v, %v", again, err)
 	}
 }
 
