@@ -8,7 +8,7 @@
 # Environment (defaults in brackets):
 #   BENCH_ROUNDS [3]        rounds per comparison; sides alternate, the order rotates per round
 #   BENCH_DURATION [20s]    measured window of each send/route run
-#   BENCH_WARMUP [5s]       unmeasured load before it
+#   BENCH_WARMUP [10s]      unmeasured load before it (the JVM's JIT is warm by then)
 #   BENCH_CONNS [4] BENCH_WINDOW [16]     4 connections x 16 in flight = 64
 #   BENCH_SEM_MESSAGES [200000]           messages per run of the semantics step
 #   BENCH_RSS_MESSAGES [10000000]         messages stored by the rss step (x ~1.2 KiB on disk)
@@ -18,6 +18,7 @@
 #   BENCH_OUT [.cache/bench-compare/<UTC time>]   reports (text and JSON) are kept here
 #   BENCH_WORK [a new /tmp dir]                   stores and configs; removed at the end
 #   BIN [bin]               where mqbench, mqbroker and mqnamesrv are (make bench-compare builds them)
+#   BENCH_COMMIT            what to print as the measured commit (default: git rev-parse HEAD)
 #
 # Every server is started by mqbench itself for each run (-server-cmd), on an empty store
 # (-server-prep removes it, untimed), so its pid, CPU seconds, VmHWM/RssAnon and the time from
@@ -31,7 +32,7 @@ source conformance/java/lib.sh
 
 ROUNDS=${BENCH_ROUNDS:-3}
 DURATION=${BENCH_DURATION:-20s}
-WARMUP=${BENCH_WARMUP:-5s}
+WARMUP=${BENCH_WARMUP:-10s}
 CONNS=${BENCH_CONNS:-4}
 WINDOW=${BENCH_WINDOW:-16}
 SEM_MESSAGES=${BENCH_SEM_MESSAGES:-200000}
@@ -81,7 +82,11 @@ free_ports() { conformance/java/javaservers.sh free-ports; }
   echo "# jvm (both Java servers): $SERVER_HEAP ${JAVA17_OPENS[*]}"
   echo "# load: rounds=$ROUNDS duration=$DURATION warmup=$WARMUP conns=$CONNS window=$WINDOW, 1 KiB bodies"
   echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet -- cmd server store codec protocol || echo ' (+ uncommitted changes in the tree)')"
+  if [ -n "${BENCH_COMMIT:-}" ]; then
+    echo "# commit: $BENCH_COMMIT"
+  else
+    echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet -- cmd server store codec protocol 2>/dev/null || echo ' (+ uncommitted changes in the tree)')"
+  fi
 } | tee "$OUT/bench-compare.txt"
 
 # java_home DIR: ROCKETMQ_HOME with the logback files Java's servers look for.
