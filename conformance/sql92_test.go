@@ -193,27 +193,50 @@ func TestConformance_SQL92_PushConsumerGetsExactlyTheMatches(t *testing.T) {
 	}
 }
 
+// TestConformance_SQL92_SurvivesBrokerRestart: the group's filter and offsets outlive a
+// clean restart. The first consumer stops before the restart and a new instance of the
+// same group takes over after it: a Go client kept across the restart sometimes never
+// reconnects (its requests to the restarted broker time out, whatever the subscription;
+// seen with TAG consumers too), which is a client matter this test is not about.
 func TestConformance_SQL92_SurvivesBrokerRestart(t *testing.T) {
 	c := startCluster(t, nil)
 	topic := unique("SQLR")
+	group := unique("CGSQLR")
 	createTopic(t, c, topic, sqlQueues)
 	sc := sqlCases[0]
+	sel := consumer.MessageSelector{Type: consumer.SQL92, Expression: sc.expr}
 	got := newReceived()
-	startPushConsumer(t, c.nsAddr(), unique("CGSQLR"), topic, consumer.MessageSelector{Type: consumer.SQL92, Expression: sc.expr}, collect(got))
+	stop := startPushConsumer(t, c.nsAddr(), group, topic, sel, collect(got))
 
 	first := sendSQLBatch(t, c.nsAddr(), topic, "r1", mixedBatch("r1"))
 	want1 := expectedBodies(first, sc.match)
 	eventually(t, 60*time.Second, "the first batch's matches", func() bool { return hasAll(got, want1) })
+	stop()
+	checkExactly(t, sc.expr, got, want1, "r1-")
 
 	c.restartBroker()
-	if _, err := os.Stat(filepath.Join(c.opts.Store.RootDir, "config", "consumerFilter.json")); err != nil {
+	stored, err := os.ReadFile(filepath.Join(c.opts.Store.RootDir, "config", "consumerFilter.json"))
+	if err != nil {
 		t.Fatalf("consumerFilter.json after a clean shutdown: %v", err)
+	}
+	if !strings.Contains(string(stored), `"`+group+`"`) || !strings.Contains(string(stored), `"expression":"a > 5 AND b = 'x'"`) {
+		t.Fatalf("consumerFilter.json does not hold the group's filter:\n%s", stored)
 	}
 	second := sendSQLBatch(t, c.nsAddr(), topic, "r2", mixedBatch("r2"))
 	want2 := expectedBodies(second, sc.match)
-	eventually(t, 90*time.Second, "the second batch's matches after the restart", func() bool { return hasAll(got, want2) })
-	checkExactly(t, sc.expr, got, want1, "r1-")
-	checkExactly(t, sc.expr, got, want2, "r2-")
+	got2 := newReceived()
+	stop2 := startPushConsumer(t, c.nsAddr(), group, topic, sel, collect(got2))
+	eventually(t, 60*time.Second, "the second batch's matches after the restart", func() bool { return hasAll(got2, want2) })
+	stop2()
+	checkExactly(t, sc.expr, got2, want2, "r2-")
+	// Redelivering some of the first batch would be legal (at least once), but only its matches.
+	got2.mu.Lock()
+	defer got2.mu.Unlock()
+	for body := range got2.msgs {
+		if strings.HasPrefix(body, "r1-") && !want1[body] {
+			t.Errorf("%s: delivered %s after the restart, which does not match", sc.expr, body)
+		}
+	}
 }
 
 // sqlWire is a raw connection that plays a consumer: heartbeats, pulls, client checks.
