@@ -112,6 +112,7 @@ func BrokerOptions(cfg *configs.Broker) (broker.Options, error) {
 		o.Role = broker.RoleAsyncMaster
 	}
 	o.Store = StoreConfig(sc)
+	o.Config = cfg.Clone() // GET/UPDATE_BROKER_CONFIG, statistics settings
 	return o, nil
 }
 

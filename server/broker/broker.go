@@ -37,6 +37,7 @@ type Broker struct {
 	storeHost netip.AddrPort
 	addr      string // brokerIP1:listenPort, as registered
 	stats     brokerStats
+	admin     adminState // admin_config.go: live configuration, runtime-updated settings
 
 	stop     chan struct{}
 	wg       sync.WaitGroup

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/skyrocket-mq/skyrocket/configs"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -87,6 +88,12 @@ type Options struct {
 
 	Store  store.Config
 	Logger zerolog.Logger
+
+	// Config is the whole configuration the options were mapped from (server.BrokerOptions):
+	// GET_BROKER_CONFIG reports it, UPDATE_BROKER_CONFIG updates it and persists it to its
+	// ConfigPath, and the statistics read enableDetailStat, enableScheduleMessageStats and
+	// autoDeleteUnusedStats from it. Nil: built from these options and Java's defaults.
+	Config *configs.Broker
 }
 
 // DefaultOptions returns Java's defaults with the store under root.

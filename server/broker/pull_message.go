@@ -15,6 +15,7 @@ package broker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
@@ -39,7 +40,7 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 		return nil, err
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	if !protocol.IsReadable(b.opts.BrokerPermission) {
+	if !protocol.IsReadable(b.brokerPermission()) {
 		return fail(resp, protocol.ResNoPermission, fmt.Sprintf("the broker[%s] pulling message is forbidden", b.opts.BrokerIP1)), nil
 	}
 	sg, ok := b.subs.Find(h.ConsumerGroup)
@@ -66,7 +67,9 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	if errResp != nil {
 		return errResp, nil
 	}
+	begin := time.Now()
 	res := b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, int(h.MaxMsgNums), filter)
+	b.stats.storeGet(res)
 	resp.SetRemark(res.Status.String())
 	rh := protocol.PullMessageResponseHeader{NextBeginOffset: res.NextBeginOffset, MinOffset: res.MinOffset, MaxOffset: res.MaxOffset}
 	if b.opts.SlaveReadEnable {
@@ -93,7 +96,7 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	}
 	switch code {
 	case protocol.ResSuccess:
-		b.stats.incGet(int64(res.MessageCount()), int64(res.BufferTotalSize))
+		b.stats.incGroupGet(h.ConsumerGroup, h.Topic, h.QueueID, res.MessageCount(), res.BufferTotalSize, time.Since(begin))
 		ctx.ReplyParts(resp, res.Buffers, res.Release)
 		return nil, nil
 	case protocol.ResPullNotFound:

@@ -37,7 +37,7 @@ func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConf
 	if len(b.opts.NamesrvAddrs) == 0 {
 		return
 	}
-	perm := b.opts.BrokerPermission
+	perm := b.brokerPermission()
 	if !protocol.IsWriteable(perm) || !protocol.IsReadable(perm) {
 		for k, tc := range w.TopicConfigTable {
 			tc.Perm = perm

@@ -32,7 +32,6 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
-	"github.com/skyrocket-mq/skyrocket/store"
 )
 
 // startSchedule loads delayOffset.json and, on a master, starts delivering.
@@ -46,7 +45,7 @@ func (b *Broker) startSchedule() error {
 		Delays: delays,
 		Path:   b.opts.configPath(delayOffsetFile),
 		Log:    b.log.With().Str("service", "schedule").Logger(),
-		OnPut:  func(res store.PutResult) { b.stats.incPut(int64(res.MsgNum), int64(res.WroteBytes)) },
+		OnPut:  b.stats.incScheduleDeliver,
 	})
 	if err := s.load(); err != nil {
 		return err

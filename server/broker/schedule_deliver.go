@@ -148,7 +148,7 @@ func (w *levelWorker) deliver(u store.CQUnit) bool {
 	}
 	w.next = off + 1
 	s.advance(w.level, w.next, res.WroteOffset+int64(res.WroteBytes))
-	s.cfg.OnPut(res)
+	s.cfg.OnPut(w.level, w.msg.Topic, res)
 	return true
 }
 

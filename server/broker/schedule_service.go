@@ -45,8 +45,9 @@ type scheduleConfig struct {
 	Delays []time.Duration // level 1 first
 	Path   string          // <root>/config/delayOffset.json
 	Log    zerolog.Logger
-	// OnPut is called after each delivered message is stored (broker put statistics).
-	OnPut func(res store.PutResult)
+	// OnPut is called after each delivered message is stored, with its delay level and
+	// real topic (broker statistics).
+	OnPut func(level int, topic string, res store.PutResult)
 	// PersistEvery overrides flushDelayOffsetInterval (tests).
 	PersistEvery time.Duration
 }
@@ -90,7 +91,7 @@ func newScheduleService(cfg scheduleConfig) *scheduleService {
 		cfg.PersistEvery = flushDelayOffsetInterval
 	}
 	if cfg.OnPut == nil {
-		cfg.OnPut = func(store.PutResult) {}
+		cfg.OnPut = func(int, string, store.PutResult) {}
 	}
 	return &scheduleService{cfg: cfg, st: cfg.Store, log: cfg.Log, file: configFile{path: cfg.Path},
 		offsets: map[int]int64{}, stop: make(chan struct{})}

@@ -42,7 +42,7 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	if !ok {
 		return fail(resp, protocol.ResSubscriptionGroupNotExist, "subscription group not exist, "+h.Group+" "+faqSuffix), nil
 	}
-	if !protocol.IsWriteable(b.opts.BrokerPermission) {
+	if !protocol.IsWriteable(b.brokerPermission()) {
 		return fail(resp, protocol.ResNoPermission, "the broker["+b.opts.BrokerIP1+"] sending message is forbidden"), nil
 	}
 	if sg.RetryQueueNums <= 0 {
@@ -107,7 +107,7 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	if err != nil || res.Status != store.PutOK {
 		return fail(resp, protocol.ResSystemError, res.Status.String()), nil
 	}
-	b.stats.incPut(int64(res.MsgNum), int64(res.WroteBytes))
-	b.stats.sendBackNums.Add(1)
+	backTopic, _ := sc.props.Get(message.PropertyRetryTopic)
+	b.stats.incSendBack(h.Group, backTopic, m.Topic, m.QueueID, res)
 	return resp, nil
 }

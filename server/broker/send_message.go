@@ -116,13 +116,13 @@ func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*pro
 	sc.buf = sc.props.AppendTo(sc.buf[:0])
 	m.Properties = sc.buf
 	res, err := b.store.PutMessage(m)
-	return b.putResult(ctx, resp, res, err, queueID, waitStore)
+	return b.putResult(ctx, resp, m, res, err, queueID, waitStore)
 }
 
 // msgCheck is AbstractSendMessageProcessor#msgCheck: it returns the topic config, or the
 // error response.
 func (b *Broker) msgCheck(ctx *remoting.Context, h *protocol.SendMessageRequestHeader, resp *protocol.Command) (protocol.TopicConfig, *protocol.Command) {
-	if !protocol.IsWriteable(b.opts.BrokerPermission) && b.topics.IsOrderTopic(h.Topic) {
+	if !protocol.IsWriteable(b.brokerPermission()) && b.topics.IsOrderTopic(h.Topic) {
 		return protocol.TopicConfig{}, fail(resp, protocol.ResNoPermission, "the broker["+b.opts.BrokerIP1+"] sending message is forbidden")
 	}
 	if pe := validateTopic(h.Topic); pe != nil {
@@ -250,11 +250,11 @@ func (b *Broker) maxDelayLevel() int {
 // putResult turns a store result into the send response (Java:
 // SendMessageProcessor#handlePutMessageResult), waiting for the flush when SYNC_FLUSH
 // asks for it.
-func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, res store.PutResult, err error, queueID int32, waitStore bool) (*protocol.Command, error) {
+func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored *message.Message, res store.PutResult, err error, queueID int32, waitStore bool) (*protocol.Command, error) {
 	if err != nil || res.Status != store.PutOK {
 		return b.putFailure(resp, res.Status, err), nil
 	}
-	b.stats.incPut(int64(res.MsgNum), int64(res.WroteBytes))
+	b.stats.incTopicPut(stored.Topic, stored.QueueID, res)
 	b.fillSendOK(resp, res, queueID)
 	if b.opts.Store.FlushDiskType == store.SyncFlush && waitStore {
 		next := res.WroteOffset + int64(res.WroteBytes)
@@ -347,5 +347,5 @@ func (b *Broker) sendBatch(ctx *remoting.Context, req *protocol.Command, h *prot
 		m.SysFlag |= message.FlagMultiTags
 	}
 	res, err := b.store.PutMessages(m, req.Body)
-	return b.putResult(ctx, resp, res, err, queueID, waitStore)
+	return b.putResult(ctx, resp, m, res, err, queueID, waitStore)
 }

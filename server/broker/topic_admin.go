@@ -70,6 +70,9 @@ func (b *Broker) deleteTopicInBroker(ctx *remoting.Context, req *protocol.Comman
 		keep[t] = true
 	}
 	b.store.CleanUnusedTopics(keep)
+	if b.autoDeleteUnusedStats() {
+		b.stats.onTopicDeleted(h.Topic)
+	}
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }
 

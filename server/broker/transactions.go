@@ -78,7 +78,7 @@ func (b *Broker) prepareHalfMessage(ctx *remoting.Context, sc *sendScratch, resp
 	res, err := b.store.PutMessage(m)
 	// The answer names the real queue (Java: handlePutMessageResult uses queueIdInt) and
 	// the half record's offsets.
-	return b.putResult(ctx, resp, res, err, realQueue, true)
+	return b.putResult(ctx, resp, m, res, err, realQueue, true)
 }
 
 // endTransaction is END_TRANSACTION (Java: EndTransactionProcessor#processRequest). Java

@@ -1,0 +1,210 @@
+package broker
+
+// GET_BROKER_CONFIG (26) and UPDATE_BROKER_CONFIG (25). Java: AdminBrokerProcessor
+// #getBrokerConfig / #updateBrokerConfig over Configuration (BrokerConfig,
+// NettyServerConfig, NettyClientConfig, MessageStoreConfig).
+//
+//   - GET answers the whole configuration as "key=value\n" text (configs.Broker
+//     PropertiesText) with the configuration's DataVersion JSON in the `version` header.
+//   - UPDATE takes properties text. A key of the black list (brokerConfigPath,
+//     rocketmqHome, configBlackList and configBlackList's own entries) is refused with
+//     NO_PERMISSION "Can not update config in black list."; a body that does not parse
+//     with SYSTEM_ERROR "string2Properties error"; values that do not parse are ignored,
+//     as Java's properties2Object ignores them. Otherwise the configuration is updated, its
+//     DataVersion moves on and the whole configuration is written to the file it was
+//     loaded from (-c, else Java's default path; a write failure is only logged, as in
+//     Java). An empty body changes nothing.
+//   - Applied at once, as Java applies them: brokerPermission (sends, pulls and the
+//     registration read it; the broker re-registers with every NameServer at once with
+//     a new topic DataVersion, as Java's registerBrokerAll(false, false, true)) and
+//     autoDeleteUnusedStats. Every other key is reported by GET and persisted, and takes
+//     effect at the next start: Skyrocket's components copy their settings when they
+//     are built (conformance/UNSUPPORTED.md lists this).
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/configs"
+	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
+)
+
+// adminState is what the admin handlers keep beside the managers: the live
+// configuration and the settings UPDATE_BROKER_CONFIG changes at runtime. Zero value
+// ready; it is filled from Options on first use.
+type adminState struct {
+	once    sync.Once
+	mu      sync.Mutex // serializes updates; guards cfg and version
+	cfg     *configs.Broker
+	version protocol.DataVersion
+
+	perm       atomic.Int32 // brokerPermission
+	autoDelete atomic.Bool  // autoDeleteUnusedStats
+}
+
+func (b *Broker) adminInit() {
+	b.admin.once.Do(func() {
+		a := &b.admin
+		if b.opts.Config != nil {
+			a.cfg = b.opts.Config.Clone()
+		} else {
+			a.cfg = configFromOptions(&b.opts)
+		}
+		a.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli()}
+		a.perm.Store(b.opts.BrokerPermission)
+		a.autoDelete.Store(a.cfg.Broker.AutoDeleteUnusedStats)
+	})
+}
+
+// config returns the configuration as updated so far. The value is never changed
+// (updates replace it): callers may keep and read it.
+func (b *Broker) config() *configs.Broker {
+	b.adminInit()
+	b.admin.mu.Lock()
+	defer b.admin.mu.Unlock()
+	return b.admin.cfg
+}
+
+// brokerPermission is the broker's permission as updated at runtime (Java:
+// BrokerConfig#getBrokerPermission, read at each use).
+func (b *Broker) brokerPermission() int32 {
+	b.adminInit()
+	return b.admin.perm.Load()
+}
+
+// autoDeleteUnusedStats is BrokerConfig#isAutoDeleteUnusedStats as updated at runtime.
+func (b *Broker) autoDeleteUnusedStats() bool {
+	b.adminInit()
+	return b.admin.autoDelete.Load()
+}
+
+// configFromOptions builds the configuration of a broker started from Options alone
+// (tests, embedding): Java's defaults with the options' values; updates persist to
+// <storePathRootDir>/config/broker.properties.
+func configFromOptions(o *Options) *configs.Broker {
+	c := configs.NewBroker()
+	bc, sc := &c.Broker, &c.Store
+	if _, port, err := net.SplitHostPort(o.ListenAddr); err == nil {
+		if p, err := strconv.Atoi(port); err == nil {
+			c.Server.ListenPort = int32(p)
+		}
+	}
+	bc.BrokerIP1, bc.BrokerIP2 = o.BrokerIP1, o.BrokerIP2
+	if bc.BrokerIP2 == "" {
+		bc.BrokerIP2 = o.BrokerIP1
+	}
+	bc.BrokerName, bc.BrokerClusterName, bc.BrokerID = o.BrokerName, o.ClusterName, o.BrokerID
+	bc.NamesrvAddr = strings.Join(o.NamesrvAddrs, ";")
+	bc.BrokerPermission = o.BrokerPermission
+	bc.DefaultTopicQueueNums = o.DefaultTopicQueueNums
+	bc.AutoCreateTopicEnable = o.AutoCreateTopicEnable
+	bc.ClusterTopicEnable = o.ClusterTopicEnable
+	bc.BrokerTopicEnable = o.BrokerTopicEnable
+	bc.AutoCreateSubscriptionGroup = o.AutoCreateSubscriptionGroup
+	bc.TraceTopicEnable = o.TraceTopicEnable
+	bc.MsgTraceTopicName = o.MsgTraceTopicName
+	bc.RegionID = o.RegionID
+	bc.TraceOn = o.TraceOn
+	bc.NotifyConsumerIdsChangedEnable = o.NotifyConsumerIdsChangedEnable
+	bc.EnablePropertyFilter = o.EnablePropertyFilter
+	bc.FilterSupportRetry = o.FilterSupportRetry
+	bc.RejectTransactionMessage = o.RejectTransactionMessage
+	bc.StoreReplyMessageEnable = o.StoreReplyMessageEnable
+	bc.LongPollingEnable = o.LongPollingEnable
+	bc.SlaveReadEnable = o.SlaveReadEnable
+	bc.SendThreadPoolQueueCapacity = int32(o.SendThreadPoolQueueCapacity)
+	bc.PullThreadPoolQueueCapacity = int32(o.PullThreadPoolQueueCapacity)
+	if !o.StartAcceptSendRequestTime.IsZero() {
+		bc.StartAcceptSendRequestTimeStamp = o.StartAcceptSendRequestTime.UnixMilli()
+	}
+	sc.StorePathRootDir = o.Store.RootDir
+	sc.HaListenPort = int32(o.HAPort)
+	switch o.Role {
+	case RoleSyncMaster:
+		sc.BrokerRole = configs.SyncMaster
+	case RoleSlave:
+		sc.BrokerRole = configs.Slave
+	default:
+		sc.BrokerRole = configs.AsyncMaster
+	}
+	if o.Store.MessageDelayLevel != "" {
+		sc.MessageDelayLevel = o.Store.MessageDelayLevel
+	}
+	c.ConfigPath = o.configPath("broker.properties")
+	return c
+}
+
+func (b *Broker) getBrokerConfig(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	b.adminInit()
+	a := &b.admin
+	a.mu.Lock()
+	body := a.cfg.PropertiesText()
+	version := a.version
+	a.mu.Unlock()
+	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
+	rh := protocol.GetBrokerConfigResponseHeader{Version: string(version.AppendJSON(nil))}
+	rh.Encode(&resp.Ext)
+	if len(body) > 0 {
+		resp.Body = body
+	}
+	return resp, nil
+}
+
+func (b *Broker) updateBrokerConfig(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	b.log.Info().Str("remote", remoteOf(ctx)).Msg("updateBrokerConfig called")
+	if len(req.Body) == 0 {
+		return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+	}
+	b.adminInit()
+	a := &b.admin
+	a.mu.Lock()
+	next, err := a.cfg.Update(req.Body)
+	switch {
+	case errors.Is(err, configs.ErrBlackListed):
+		a.mu.Unlock()
+		return nil, protocol.Errorf(protocol.ResNoPermission, configs.RemarkBlackListed)
+	case errors.Is(err, configs.ErrBadProperties):
+		a.mu.Unlock()
+		return nil, protocol.Errorf(protocol.ResSystemError, configs.RemarkBadProperties)
+	case err != nil && !errors.Is(err, configs.ErrInvalidValue):
+		a.mu.Unlock()
+		return nil, protocol.Errorf(protocol.ResSystemError, "%v", err)
+	case err != nil:
+		b.log.Warn().Err(err).Msg("updateBrokerConfig: values that do not parse are ignored")
+	}
+	a.cfg = next
+	a.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: a.version.Counter + 1}
+	if path := next.ConfigPath; path != "" {
+		if err := compat.String2File(next.PropertiesText(), path); err != nil {
+			b.log.Error().Err(err).Str("path", path).Msg("persist broker config")
+		}
+	}
+	a.mu.Unlock()
+	b.log.Info().Str("remote", remoteOf(ctx)).Str("config", strings.TrimSpace(string(req.Body))).Msg("updateBrokerConfig, new config")
+
+	kvs, _ := compat.ParseProperties(req.Body)
+	props := compat.PropertiesMap(kvs)
+	a.autoDelete.Store(next.Broker.AutoDeleteUnusedStats)
+	if _, ok := props["brokerPermission"]; ok {
+		a.perm.Store(next.Broker.BrokerPermission)
+		w := b.topics.Wrapper()
+		w.DataVersion = protocol.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: w.DataVersion.Counter + 1}
+		b.register(w, false)
+	}
+	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+}
+
+// remoteOf is the caller's address for the logs ("" when the handler is called directly).
+func remoteOf(ctx *remoting.Context) string {
+	if ctx == nil || ctx.Conn == nil {
+		return ""
+	}
+	return ctx.Conn.RemoteAddr()
+}
