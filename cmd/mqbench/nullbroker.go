@@ -25,7 +25,9 @@ import (
 // UPDATE_AND_CREATE_TOPIC (17, after decoding its header: produce -create-topic) are
 // answered SUCCESS. PULL_MESSAGE is answered with min(maxMsgNums, 32) canned records
 // built at start, nextBeginOffset = queueOffset + n: the consume-side ceiling. Every
-// handler runs inline on the event loop. Queue offsets and the physical offset are
+// handler runs inline on the event loop and borrows the request (remoting.Route.Borrow:
+// decoded in place in the read buffer, no copy; no handler keeps any of it), as the
+// broker's send route does, so the ceiling pays no copy the broker avoids. Queue offsets and the physical offset are
 // counters, so answers look like a broker's (monotonic offsets, distinct msgIds).
 //
 // It does not check topics, permissions or message limits; it never answers with an
@@ -76,12 +78,12 @@ func newNullBroker(o nullOptions) *nullBroker {
 		EventLoops: o.EventLoops,
 		Logger:     o.Logger,
 	}, []remoting.Route{
-		{Code: protocol.CodeSendMessage, Handler: n.send},
-		{Code: protocol.CodePullMessage, Handler: n.pull},
-		{Code: protocol.CodeUpdateAndCreateTopic, Handler: n.createTopic},
-		{Code: protocol.CodeHeartBeat, Handler: n.heartbeat},
-		{Code: protocol.CodeSendMessageV2, Handler: n.send},
-		{Code: protocol.CodeSendBatchMessage, Handler: n.send},
+		{Code: protocol.CodeSendMessage, Handler: n.send, Borrow: true},
+		{Code: protocol.CodePullMessage, Handler: n.pull, Borrow: true},
+		{Code: protocol.CodeUpdateAndCreateTopic, Handler: n.createTopic, Borrow: true},
+		{Code: protocol.CodeHeartBeat, Handler: n.heartbeat, Borrow: true},
+		{Code: protocol.CodeSendMessageV2, Handler: n.send, Borrow: true},
+		{Code: protocol.CodeSendBatchMessage, Handler: n.send, Borrow: true},
 	})
 	return n
 }

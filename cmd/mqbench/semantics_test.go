@@ -23,7 +23,7 @@ import (
 )
 
 // freeBrokerPort returns a loopback port p with p-2 (VIP) and p+1 (HA) free too.
-func freeBrokerPort(t *testing.T) int {
+func freeBrokerPort(t testing.TB) int {
 	t.Helper()
 	for range 50 {
 		p, err := freePort()
@@ -49,13 +49,13 @@ func freeBrokerPort(t *testing.T) int {
 
 // startBroker runs a Skyrocket broker (no NameServer) in this process on a temp store
 // with small files.
-func startBroker(t *testing.T) string {
+func startBroker(t testing.TB) string {
 	t.Helper()
 	port := freeBrokerPort(t)
 	b := configs.NewBroker()
 	if _, err := b.Load(map[string]string{
 		"brokerName": "broker-t", "brokerIP1": "127.0.0.1", "listenPort": fmt.Sprint(port), "namesrvAddr": "",
-		"storePathRootDir": filepath.Join(t.TempDir(), "store"), "mappedFileSizeCommitLog": "8388608",
+		"storePathRootDir": filepath.Join(t.TempDir(), "store"), "mappedFileSizeCommitLog": "67108864",
 		"mappedFileSizeConsumeQueue": "60000", "maxHashSlotNum": "1000", "maxIndexNum": "4000",
 	}); err != nil {
 		t.Fatal(err)
