@@ -85,6 +85,19 @@ func sendSQLBatch(t *testing.T, ns, topic, batch string, msgs []sqlMsg) []sqlMsg
 	return msgs
 }
 
+// waitDispatched waits until the topic's ConsumeQueues hold n messages in all: the store
+// builds them asynchronously, after the send has returned.
+func waitDispatched(t *testing.T, c *cluster, topic string, queues int, n int64) {
+	t.Helper()
+	eventually(t, 10*time.Second, fmt.Sprintf("%d messages of %s in its consume queues", n, topic), func() bool {
+		var sum int64
+		for q := 0; q < queues; q++ {
+			sum += c.broker.Store().MaxOffsetInQueue(topic, int32(q))
+		}
+		return sum == n
+	})
+}
+
 // mixedBatch is 48 messages over a, b, c, d and two tags; some properties are missing.
 func mixedBatch(batch string) []sqlMsg {
 	var out []sqlMsg
@@ -309,6 +322,7 @@ func TestConformance_SQL92_WireAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	waitDispatched(t, c, topic, 1, 2)
 	s := &sqlWire{t: t, w: newWire(t, c.broker.ListenAddrs()[0]), topic: topic, group: unique("CGW")}
 
 	// CHECK_CLIENT_CONFIG, as Java consumers send it at start.
@@ -386,6 +400,7 @@ func TestConformance_SQL92_GoPullConsumer(t *testing.T) {
 	topic := unique("SQLP")
 	createTopic(t, c, topic, sqlQueues)
 	msgs := sendSQLBatch(t, c.nsAddr(), topic, "p", mixedBatch("p"))
+	waitDispatched(t, c, topic, sqlQueues, int64(len(msgs)))
 	sc := sqlCases[2]
 	pc := newPullConsumer(t, c.nsAddr(), unique("CGSQLP"))
 	if err := pc.Subscribe(topic, consumer.MessageSelector{Type: consumer.SQL92, Expression: sc.expr}); err != nil {
