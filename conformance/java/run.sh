@@ -11,6 +11,8 @@
 #   run.sh smoke           start the Java servers (javaservers.sh), send + consume one message with
 #                          the 4.9.8 and the 4.2.0 client, stop
 #   run.sh go-harness      the Go wrapper's tests (package conformance/java: Start/Stop/Kill)
+#   run.sh mqadmin         every mqadmin 4.9.8 sub-command against Skyrocket (mqadmin/matrix.sh);
+#                          MQADMIN_MATRIX_WRITE=1 rewrites conformance/mqadmin-matrix.md
 #   run.sh clients         the Java client scenarios (4.9.8 and 4.2.0 clients, JSON and ROCKETMQ
 #                          headers, SEND_MESSAGE and _V2, VIP channel, a broker restart) against a
 #                          Skyrocket NameServer + Broker started from cmd/skyrocket (clients.sh)
@@ -21,7 +23,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEFAULT_STEPS=(golden-check smoke go-harness clients)
+DEFAULT_STEPS=(golden-check smoke go-harness clients mqadmin)
 passed=0
 failed=0
 
@@ -88,6 +90,10 @@ step_clients() {
 
 step_clients_java() {
   "$JAVA_DIR/clients.sh" --java
+}
+
+step_mqadmin() {
+  "$JAVA_DIR/mqadmin/matrix.sh"
 }
 
 run_step() {
