@@ -17,13 +17,16 @@
 #                          headers, SEND_MESSAGE and _V2, VIP channel, a broker restart) against a
 #                          Skyrocket NameServer + Broker started from cmd/skyrocket (clients.sh)
 #   run.sh clients-java    the same scenarios against Java's 4.9.7 servers (the baseline)
+#   run.sh diff            differential runs (conformance/differential_test.go): the same raw-wire
+#                          requests and Go-client scenarios against Java's 4.9.7 servers and
+#                          Skyrocket's, differences printed; plus mixed Java/Skyrocket clusters
 #
 # Later steps (Java client scenarios, the mqadmin matrix) are added as step_<name> functions
 # and, when they belong in make test, to DEFAULT_STEPS.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEFAULT_STEPS=(golden-check smoke go-harness clients mqadmin)
+DEFAULT_STEPS=(golden-check smoke go-harness clients mqadmin diff)
 passed=0
 failed=0
 
@@ -90,6 +93,12 @@ step_clients() {
 
 step_clients_java() {
   "$JAVA_DIR/clients.sh" --java
+}
+
+step_diff() {
+  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 10m -v -run '^TestDifferential_' ./conformance/ \
+    | grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java ' \
+    ; exit "${PIPESTATUS[0]}")
 }
 
 step_mqadmin() {
