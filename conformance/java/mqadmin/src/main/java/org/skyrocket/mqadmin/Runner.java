@@ -149,7 +149,7 @@ final class Runner {
     private boolean passes(Spec.Check c, Spec.Output o) {
         if (c.regex != null) {
             Pattern p = Pattern.compile(resolveRegex(c.regex), Pattern.MULTILINE);
-            return p.matcher(c.anyStream ? o.all() : o.out).find();
+            return p.matcher(c.anyStream ? o.all() : o.out).find() != c.negate;
         }
         return c.test.test(o);
     }

@@ -46,12 +46,18 @@ final class Spec {
         final String regex;
         final boolean anyStream;
         final Predicate<Output> test;
+        final boolean negate;
 
         Check(String what, String regex, boolean anyStream, Predicate<Output> test) {
+            this(what, regex, anyStream, test, false);
+        }
+
+        Check(String what, String regex, boolean anyStream, Predicate<Output> test, boolean negate) {
             this.what = what;
             this.regex = regex;
             this.anyStream = anyStream;
             this.test = test;
+            this.negate = negate;
         }
     }
 
@@ -153,6 +159,12 @@ final class Spec {
     /** The standard output has a line matching regex. */
     Spec line(String regex) {
         last().checks.add(new Check("stdout `" + regex + "`", regex, false, null));
+        return this;
+    }
+
+    /** No line of the standard output matches regex. */
+    Spec noLine(String regex) {
+        last().checks.add(new Check("no stdout `" + regex + "`", regex, false, null, true));
         return this;
     }
 

@@ -59,17 +59,23 @@ final class Specs {
             .run("updateOrderConf", "-n", "{ns}", "-t", "MatrixScratchOrder", "-m", "delete")
             .line("delete orderConf success").clean());
         l.add(Spec.works("wipeWritePerm").run("wipeWritePerm", "-n", "{ns}", "-b", "{brokerName}")
-            .line("wipe write perm of broker\\[\\{brokerName\\}\\] in name server\\[.*\\] OK, \\d+").clean());
+            .line("wipe write perm of broker\\[\\{brokerName\\}\\] in name server\\[.*\\] OK, \\d+").clean()
+            .run("topicRoute", "-n", "{ns}", "-t", "{topic}").line("\"perm\"\\s*:\\s*4").clean()
+            .note("the route read back shows the topic without write permission"));
         l.add(Spec.works("addWritePerm").run("addWritePerm", "-n", "{ns}", "-b", "{brokerName}")
-            .line("add write perm of broker\\[\\{brokerName\\}\\] in name server\\[.*\\] OK, \\d+").clean());
+            .line("add write perm of broker\\[\\{brokerName\\}\\] in name server\\[.*\\] OK, \\d+").clean()
+            .run("topicRoute", "-n", "{ns}", "-t", "{topic}").line("\"perm\"\\s*:\\s*6").clean()
+            .note("the route read back shows write permission again"));
 
         // Topics and subscription groups.
         l.add(Spec.works("updateTopic").run("updateTopic", "-n", "{ns}", "-c", "{cluster}", "-t", "MatrixScratchTopic", "-r", "2", "-w", "2")
             .line("create topic to .* success").clean());
         l.add(Spec.works("updateTopicPerm").run("updateTopicPerm", "-n", "{ns}", "-c", "{cluster}", "-t", "MatrixScratchTopic", "-p", "4")
-            .line("update topic perm from 6 to 4 in .* success").clean());
+            .line("update topic perm from 6 to 4 in .* success").clean()
+            .run("topicRoute", "-n", "{ns}", "-t", "MatrixScratchTopic").line("\"perm\"\\s*:\\s*4").clean());
         l.add(Spec.works("deleteTopic").run("deleteTopic", "-n", "{ns}", "-c", "{cluster}", "-t", "MatrixScratchTopic")
-            .line("delete topic \\[MatrixScratchTopic\\] from cluster \\[\\{cluster\\}\\] success").clean());
+            .line("delete topic \\[MatrixScratchTopic\\] from cluster \\[\\{cluster\\}\\] success").clean()
+            .run("topicList", "-n", "{ns}").line("^\\{topic\\}$").noLine("^MatrixScratchTopic$").clean());
         l.add(Spec.works("updateSubGroup").run("updateSubGroup", "-n", "{ns}", "-c", "{cluster}", "-g", "MatrixScratchGroup", "-r", "5")
             .line("create subscription group to .* success").clean());
         l.add(Spec.works("getConsumerConfig").run("getConsumerConfig", "-n", "{ns}", "-g", "MatrixScratchGroup")
@@ -119,7 +125,9 @@ final class Specs {
         l.add(Spec.works("statsAll").run("statsAll", "-n", "{ns}", "-t", "{topic}")
             .line("^\\{topic\\}\\s+\\{group\\}\\s+\\d+\\s+[\\d.]+\\s+[\\d.]+\\s+[1-9]\\d*\\s+[1-9]\\d*$").clean());
         l.add(Spec.works("cloneGroupOffset").run("cloneGroupOffset", "-n", "{ns}", "-s", "{group}", "-d", "MatrixScratchClone", "-t", "{topic}")
-            .line("clone group offset success").clean());
+            .line("clone group offset success").clean()
+            .run("statsAll", "-n", "{ns}", "-t", "{topic}").line("^\\{topic\\}\\s+MatrixScratchClone\\s").clean()
+            .note("statsAll read back lists the destination group: it now has offsets on the topic"));
         l.add(Spec.works("resetOffsetByTime").run("resetOffsetByTime", "-n", "{ns}", "-g", "{group}", "-t", "{topic}", "-s", "now")
             .line("rollback consumer offset by specified").clean());
         l.add(Spec.works("skipAccumulatedMessage").run("skipAccumulatedMessage", "-n", "{ns}", "-g", "{group}", "-t", "{topic}")
