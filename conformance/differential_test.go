@@ -10,14 +10,12 @@ package conformance
 
 import (
 	"bytes"
-	"context"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2/consumer"
-	"github.com/apache/rocketmq-client-go/v2/primitive"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
@@ -376,6 +374,3 @@ func topicSet(v any) any {
 	}
 	return map[string]any{"topicList": out}
 }
-
-var _ = context.Background
-var _ = primitive.NewMessage
