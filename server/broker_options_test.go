@@ -210,7 +210,8 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"SendThreadPoolQueueCapacity", "WaitTimeInSendQueue", "PullThreads", "PullThreadPoolQueueCapacity",
 			"WaitTimeInPullQueue", "AdminThreads",
 			"EventLoops", // gnet's loops: no Java property (Netty's selector threads differ in kind)
-			"Store", "Logger"},
+			"Store", "Logger",
+			"Config"}, // the whole configuration, for GET/UPDATE_BROKER_CONFIG
 		"store.Config": {"RootDir", "CommitLogDir", "MappedFileSizeCommitLog", "MappedFileSizeConsumeQueue", "FlushDiskType",
 			"FlushInterval", "FlushCommitLogLeastPages", "FlushCommitLogThoroughInterval", "FlushConsumeQueueInterval",
 			"FlushConsumeQueueLeastPages", "FlushConsumeQueueThoroughInterval", "SyncFlushTimeout", "FileReservedTime",
