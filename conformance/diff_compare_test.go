@@ -28,25 +28,18 @@ var diffAllowList = []struct{ path, reason string }{
 	{`admin/consumerConnection\.connectionSet\[\d+\]\.clientId`, "each side is consumed by its own Go consumer (instance names differ)"},
 	{`.*\.bornHost`, "the client's ephemeral port differs per connection"},
 	{`.*\.dataVersion\.(counter|timestamp)`, "data versions count each broker's own config changes"},
-	// Commit log positions. Java writes an OFFSET_MOVED_EVENT record when a pull answers
-	// PULL_OFFSET_MOVED (errors/pull-offset-past-end); Skyrocket writes none (see
-	// errors/offset-moved-event), so every later record sits at another commit log offset.
-	{`(offsets|fields)/.*\.(physicalOffset|offsetMsgId|ext\.msgId|properties\.ORIGIN_MESSAGE_ID)`,
-		"commit log positions after the OFFSET_MOVED_EVENT record only Java writes (errors/offset-moved-event)"},
-	{`errors/offset-moved-event\.records`,
-		"known difference: Skyrocket writes no OFFSET_MOVED_EVENT record for a pull past the end " +
-			"(Java: PullMessageProcessor#generateOffsetMovedEvent); no client reads that topic"},
 	// Error answers where Skyrocket deliberately or knowingly differs (reported, not fixed here).
 	{`errors/namesrv-unknown-code\.answered`,
 		"Java's NameServer never answers an unknown request code (DefaultRequestProcessor returns null, the client " +
 			"times out); Skyrocket answers REQUEST_CODE_NOT_SUPPORTED as Java's broker does"},
 	{`errors/route-missing-topic\.(code|remark)`,
-		"known difference: without the topic field Java's NameServer answers TOPIC_NOT_EXIST for topic \"null\" " +
-			"(GetRouteInfoRequestHeader is not checked); Skyrocket rejects the header (SYSTEM_ERROR, RemotingCommandException remark)"},
+		"deliberate: Java 4.9.8's decodeCommandCustomHeader catches its own \"the custom field <x> is null\" exception, so a " +
+			"missing required field goes on as null (here TOPIC_NOT_EXIST for topic \"null\"); Skyrocket answers SYSTEM_ERROR " +
+			"naming the missing field, as Java ≤ 4.9.3 did"},
 	{`errors/send-missing-topic\.(remark|ext\.MSG_REGION|ext\.TRACE_ON)`,
-		"known difference: Java decodes SEND_MESSAGE_V2 without checking required fields (FastCodesHeader) and then " +
-			"answers \"The specified topic is blank.\" with MSG_REGION/TRACE_ON; Skyrocket rejects the header " +
-			"(same code 1, RemotingCommandException remark)"},
+		"deliberate: Java decodes SEND_MESSAGE_V2 without checking required fields (FastCodesHeader) and then " +
+			"answers \"The specified topic is blank.\" with MSG_REGION/TRACE_ON; Skyrocket names the missing field " +
+			"(same code 1)"},
 	{`errors/pull-missing-queueId\.remark`,
 		"Java's remark is the JVM's NullPointerException text (JDK-version dependent); same code SYSTEM_ERROR"},
 	{`errors/pull-bad-subscription\.(code|remark|ext\..*)`,

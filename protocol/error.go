@@ -32,9 +32,12 @@ func NotSupported(code int32) *Error {
 	return &Error{Code: ResRequestCodeNotSupported, Remark: fmt.Sprintf(" request type %d not supported", code)}
 }
 
-// MissingFieldError is the remark Java produces when a @CFNotNull header field is absent:
-// RemotingHelper.exceptionSimpleDesc of the RemotingCommandException thrown by
-// RemotingCommand#decodeCommandCustomHeader (4.9.8, line 281).
+// MissingFieldError answers a request whose @CFNotNull header field is absent, with the
+// text of the RemotingCommandException RemotingCommand#decodeCommandCustomHeader builds
+// for it. Java ≤ 4.9.3 answered exactly this (SYSTEM_ERROR); 4.9.4+ catches its own
+// exception (the throw sits inside the per-field try/catch), so the field stays null and
+// the request fails later with a NullPointerException, or not at all. Skyrocket keeps the
+// clear answer on purpose (conformance/diff_compare_test.go lists where 4.9.8 differs).
 func MissingFieldError(field string) *Error {
 	return &Error{
 		Code: ResSystemError,

@@ -112,6 +112,7 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	case protocol.ResPullOffsetMoved:
 		b.log.Warn().Str("topic", h.Topic).Str("group", h.ConsumerGroup).Int64("requestOffset", h.QueueOffset).
 			Int64("newOffset", res.NextBeginOffset).Msg("PULL_OFFSET_MOVED: correction offset")
+		b.offsetMovedEvent(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, res.NextBeginOffset)
 		res.Release()
 	default:
 		res.Release()
