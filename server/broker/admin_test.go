@@ -273,3 +273,21 @@ func TestBroker_ACL_AnswersAsJavaWithACLDisabled(t *testing.T) {
 		t.Errorf("no aclFileFullPath: %v %q", resp.ResponseCode(), resp.Remark)
 	}
 }
+
+// FuzzDecodeFastJSON_SubscriptionGroup feeds UPDATE_AND_CREATE_SUBSCRIPTIONGROUP bodies to
+// the decoder: no panic, and fields the body lacks keep Java's defaults.
+func FuzzDecodeFastJSON_SubscriptionGroup(f *testing.F) {
+	f.Add([]byte(`{"groupName":"G","retryMaxTimes":3}`))                          // a partial body: defaults for the rest
+	f.Add([]byte(`{"brokerId":0,"consumeBroadcastEnable":true,"groupName":"G"}`)) // fastjson's order
+	f.Add([]byte(`{groupName:"G"}`))                                              // unquoted key (fastjson reads it)
+	f.Add([]byte(`{"groupName":"G","retryQueueNums":"x"}`))                       // wrong type
+	f.Add([]byte(`[]`))                                                           // not an object
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c := protocol.NewSubscriptionGroupConfig("")
+		lower := strings.ToLower(string(body))
+		untouched := !strings.Contains(lower, "notify") && !strings.Contains(lower, `\`) // no key that could name the field
+		if err := decodeFastJSON(body, &c); err == nil && untouched && !c.NotifyConsumerIdsChangedEnable {
+			t.Fatalf("%q lost the default notifyConsumerIdsChangedEnable=true", body)
+		}
+	})
+}

@@ -334,3 +334,23 @@ func BenchmarkBrokerStats_IncGroupGet(b *testing.B) {
 		}
 	})
 }
+
+// FuzzKeyFormat_Parse feeds VIEW_BROKER_STATS_DATA keys to every key format: no panic, and
+// a parsed key never holds the separator.
+func FuzzKeyFormat_Parse(f *testing.F) {
+	f.Add("TopicA")                                  // topic sets
+	f.Add("TopicA@GroupB")                           // topic@group sets
+	f.Add("SCHEDULE_TOPIC_XXXX@17")                  // topic@queueId
+	f.Add("SCHEDULE_TOPIC_XXXX@2@SCHEDULE_CONSUMER") // topic@queueId@group
+	f.Add("3@TopicA@GroupB")                         // queueId@topic@group (latency with detail)
+	f.Add("@@")                                      // empty parts
+	f.Add("T@99999999999")                           // queue id out of int32
+	f.Fuzz(func(t *testing.T, key string) {
+		for _, kf := range []keyFormat{keyOne, keyTopicQueue, keyTopicGroup, keyTopicQueueGroup, keyQueueTopicGroup, keyCluster} {
+			k, ok := kf.parse(key)
+			if ok && (strings.Contains(k.topic, "@") || strings.Contains(k.group, "@")) {
+				t.Fatalf("format %d parsed %q into %+v", kf, key, k)
+			}
+		}
+	})
+}

@@ -117,7 +117,7 @@ final class Specs {
         l.add(Spec.works("consumerConnection").run("consumerConnection", "-n", "{ns}", "-g", "{group}")
             .line("\\{clientId\\}").line("CONSUME_PASSIVELY").clean());
         l.add(Spec.works("consumerProgress").run("consumerProgress", "-n", "{ns}", "-g", "{group}")
-            .line("^\\{topic\\}\\s+\\{brokerName\\}\\s+0\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d{4}-").line("^Consume TPS:").line("^Diff Total:\\s+\\d+$").clean());
+            .line("^\\{topic\\}\\s+\\{brokerName\\}\\s+0\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d{4}-").line("^Consume TPS: [0-9.]*[1-9]").line("^Diff Total:\\s+\\d+$").clean());
         l.add(Spec.works("consumerStatus").run("consumerStatus", "-n", "{ns}", "-g", "{group}")
             .line("\\{clientId\\}").clean());
         l.add(Spec.works("brokerConsumeStats").run("brokerConsumeStats", "-n", "{ns}", "-b", "{broker}")
