@@ -52,6 +52,11 @@ final class Runner {
         for (Spec.Step step : spec.steps) {
             String[] args = resolveArgs(step.args);
             Spec.Output out = runStep(step, args);
+            long retryUntil = System.currentTimeMillis() + step.retryMillis;
+            while (!allPass(step, out) && System.currentTimeMillis() < retryUntil) {
+                sleep(500);
+                out = runStep(step, args);
+            }
             if (dump) {
                 Capture.console().printf("---- %s%n%s%n---- stderr%n%s%n", String.join(" ", args), out.out, out.err);
             }
@@ -144,6 +149,18 @@ final class Runner {
             }
         }
         return names;
+    }
+
+    private boolean allPass(Spec.Step step, Spec.Output o) {
+        return step.checks.stream().allMatch(c -> passes(c, o));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private boolean passes(Spec.Check c, Spec.Output o) {

@@ -31,6 +31,8 @@ final class Spec {
         /** Long-running commands (monitors) never return: the step passes once its checks hold. */
         boolean longRunning;
         long timeoutMillis = 60_000;
+        /** Run again until the checks hold, for this long (state another command set up asynchronously). */
+        long retryMillis;
 
         Step(String... args) {
             this.args = args;
@@ -148,6 +150,11 @@ final class Spec {
 
     private Step last() {
         return steps.get(steps.size() - 1);
+    }
+
+    Spec retryFor(long millis) {
+        last().retryMillis = millis;
+        return this;
     }
 
     Spec longRunning(long millis) {

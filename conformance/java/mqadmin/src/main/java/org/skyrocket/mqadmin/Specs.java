@@ -163,7 +163,11 @@ final class Specs {
         // Monitors: they never return; checked once their first report is out.
         l.add(Spec.works("clusterRT").run("clusterRT", "-n", "{ns}", "-c", "{cluster}", "-a", "3", "-i", "1")
             .longRunning(30_000).line("^\\{cluster\\}\\s+\\{brokerName\\}\\s+[\\d.]+\\s+3\\s+0\\s"));
-        l.add(Spec.works("startMonitoring").run("startMonitoring", "-n", "{ns}").longRunning(15_000).clean());
+        l.add(Spec.works("startMonitoring").run("startMonitoring", "-n", "{ns}").longRunning(15_000).clean()
+            .run("consumerConnection", "-n", "{ns}", "-g", "__MONITOR_CONSUMER").retryFor(15_000)
+            .line("OFFSET_MOVED_EVENT").line("CONSUME_PASSIVELY").clean()
+            .note("the monitor's consumer (group __MONITOR_CONSUMER, topic OFFSET_MOVED_EVENT) is read back online; its "
+                + "rounds (every 20 s) only log"));
         return l;
     }
 }
