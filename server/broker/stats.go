@@ -40,6 +40,7 @@ package broker
 // at its zero value: requests served before start are counted with Java's defaults.
 
 import (
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"sync"
@@ -193,38 +194,54 @@ func (f keyFormat) parse(key string) (statsKey, bool) {
 	return statsKey{}, false
 }
 
-// statsSet is Java's StatsItemSet. The item map is replaced, never changed, so lookups
-// need no lock.
+// statsShards splits a set's items so that adding a key copies a fraction of them.
+const statsShards = 16
+
+// statsSet is Java's StatsItemSet. Each shard's item map is replaced, never changed, so
+// lookups take no lock; a new key copies one shard under its mutex.
 type statsSet struct {
 	name   string
 	format keyFormat
-	mu     sync.Mutex // serializes writers of items
-	items  atomic.Pointer[map[statsKey]*statsItem]
+	seed   maphash.Seed
+	shards [statsShards]statsShard
+}
+
+type statsShard struct {
+	mu    sync.Mutex // serializes writers of the shard
+	items atomic.Pointer[map[statsKey]*statsItem]
 }
 
 func newStatsSet(name string, f keyFormat) *statsSet {
-	s := &statsSet{name: name, format: f}
-	m := map[statsKey]*statsItem{}
-	s.items.Store(&m)
+	s := &statsSet{name: name, format: f, seed: maphash.MakeSeed()}
+	for i := range s.shards {
+		m := map[statsKey]*statsItem{}
+		s.shards[i].items.Store(&m)
+	}
 	return s
 }
 
-func (s *statsSet) get(k statsKey) *statsItem { return (*s.items.Load())[k] }
+func (s *statsSet) shard(k statsKey) *statsShard {
+	h := maphash.String(s.seed, k.topic) ^ maphash.String(s.seed, k.group) ^ uint64(k.queue)
+	return &s.shards[h%statsShards]
+}
+
+func (s *statsSet) get(k statsKey) *statsItem { return (*s.shard(k).items.Load())[k] }
 
 // add counts v (and times calls) under k, creating the item on first use (Java:
 // StatsItemSet#addValue / getAndCreateStatsItem).
 func (s *statsSet) add(k statsKey, v, times int64) {
-	it := s.get(k)
+	sh := s.shard(k)
+	it := (*sh.items.Load())[k]
 	if it == nil {
-		it = s.create(k)
+		it = sh.create(k)
 	}
 	it.add(v, times)
 }
 
-func (s *statsSet) create(k statsKey) *statsItem {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := *s.items.Load()
+func (sh *statsShard) create(k statsKey) *statsItem {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	old := *sh.items.Load()
 	if it := old[k]; it != nil {
 		return it
 	}
@@ -235,27 +252,32 @@ func (s *statsSet) create(k statsKey) *statsItem {
 	}
 	it := &statsItem{}
 	m[k] = it
-	s.items.Store(&m)
+	sh.items.Store(&m)
 	return it
 }
 
 // deleteWhere drops the items whose key matches (Java: delValue*).
 func (s *statsSet) deleteWhere(match func(statsKey) bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := *s.items.Load()
-	m := make(map[statsKey]*statsItem, len(old))
-	for k, v := range old {
-		if !match(k) {
-			m[k] = v
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		old := *sh.items.Load()
+		m := make(map[statsKey]*statsItem, len(old))
+		for k, v := range old {
+			if !match(k) {
+				m[k] = v
+			}
 		}
+		sh.items.Store(&m)
+		sh.mu.Unlock()
 	}
-	s.items.Store(&m)
 }
 
 func (s *statsSet) each(fn func(*statsItem)) {
-	for _, it := range *s.items.Load() {
-		fn(it)
+	for i := range s.shards {
+		for _, it := range *s.shards[i].items.Load() {
+			fn(it)
+		}
 	}
 }
 
