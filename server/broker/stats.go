@@ -24,7 +24,7 @@ package broker
 // Java registers more sets (GROUP_GET_FROM_DISK_*, BROKER_GET_FROM_DISK_*, COMMERCIAL_*)
 // that 4.9.8 never fills; asking for them gets "not exist", here as there.
 //
-// Rates (putTps, getFoundTps, getMissTps, getTotalTps, getTransferedTps): a sample per
+// Rates (stats_rates.go: putTps, getFoundTps, getMissTps, getTotalTps, getTransferedTps): a sample per
 // second of the store's put count and of the pulls' found/missed/transferred counts;
 // each rate is given over the last 10, 60 and 600 s, space separated, empty until that
 // many samples exist (Java's StoreStatsService). Put latency: the time from the store
@@ -34,9 +34,9 @@ package broker
 // Day totals (msgPutTotal*/msgGetTotal*): the store's put count and the messages pulled,
 // recorded at each local midnight (Java: BrokerStats#record).
 //
-// The hot paths (a send, a pull) do lock-free map lookups: each set publishes its map
-// copy-on-write, and items are created under the set's mutex with their own copies of
-// the names (requests may be read in place in a reused buffer). brokerStats is ready
+// The hot paths (a send, a pull) do lock-free map lookups: each set publishes its maps
+// (16 shards) copy-on-write, and items are created under the shard's mutex with their own
+// copies of the names (requests may be read in place in a reused buffer). brokerStats is ready
 // at its zero value: requests served before start are counted with Java's defaults.
 
 import (
