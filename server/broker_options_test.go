@@ -20,6 +20,11 @@ var brokerMapped = []struct {
 	key, value string
 	ok         func(o *broker.Options) bool
 }{
+	// read by the broker from Options.Config (the whole configuration)
+	{"enableDetailStat", "false", func(o *broker.Options) bool { return !o.Config.Broker.EnableDetailStat }},
+	{"autoDeleteUnusedStats", "true", func(o *broker.Options) bool { return o.Config.Broker.AutoDeleteUnusedStats }},
+	{"configBlackList", "a;b", func(o *broker.Options) bool { return o.Config.Broker.ConfigBlackList == "a;b" }},
+	{"enableScheduleMessageStats", "false", func(o *broker.Options) bool { return !o.Config.Store.EnableScheduleMessageStats }},
 	// NettyServerConfig
 	{"listenPort", "20911", func(o *broker.Options) bool { return o.ListenAddr == "0.0.0.0:20911" && o.EnableVIP }},
 	// BrokerConfig

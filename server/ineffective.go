@@ -58,10 +58,7 @@ var brokerIneffective = map[string]string{
 	"disableConsumeIfConsumerReadSlowly":     whyNotYet,
 	"consumerFallbehindThreshold":            whyNotYet,
 	"enableCalcFilterBitMap":                 whyFilter,
-	"enableDetailStat":                       whyNotYet,
-	"autoDeleteUnusedStats":                  whyNotYet,
 	"isolateLogEnable":                       whyJavaOnly,
-	"configBlackList":                        "UPDATE_BROKER_CONFIG is not served by the broker yet",
 
 	// NettyServerConfig (listenPort is mapped)
 	"serverWorkerThreads":                whyNetty,
@@ -126,7 +123,6 @@ var brokerIneffective = map[string]string{
 	"dLegerSelfId":                             whyDLedger,
 	"preferredLeaderId":                        whyDLedger,
 	"enableBatchPush":                          whyDLedger,
-	"enableScheduleMessageStats":               whyNotYet,
 	"enableLmq":                                whyNotYet,
 	"enableMultiDispatch":                      whyNotYet,
 	"maxLmqConsumeQueueNum":                    whyNotYet,
