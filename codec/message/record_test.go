@@ -216,10 +216,35 @@ func FuzzDecodeRecord(f *testing.F) {
 		if mm.BornHost.Addr().Is4In6() || mm.StoreHost.Addr().Is4In6() {
 			return // a v4-mapped v6 host re-encodes as v4, as in Java
 		}
+		if hostPortsOutOfRange(r.Raw, r.SysFlag) {
+			return // hosts keep a 16-bit port (netip.AddrPort); a stored int32 above 65535 cannot be a real port
+		}
+		if len(r.Properties) == 0 && len(r.Raw) >= 2 && int16(binary.BigEndian.Uint16(r.Raw[len(r.Raw)-2:])) < 0 {
+			return // a negative properties length reads as none (as in Java) and re-encodes as 0
+		}
 		out := make([]byte, RecordSize(mm))
 		EncodeRecord(out, mm, r.BodyCRC, r.QueueOffset, r.PhysicalOffset, r.StoreTimestamp)
 		if !bytes.Equal(out, r.Raw) {
 			t.Fatalf("re-encode differs:\n% x\n% x", out, r.Raw)
 		}
 	})
+}
+
+// hostPortsOutOfRange reports whether the raw record's born or store port (int32 on disk)
+// exceeds 65535.
+func hostPortsOutOfRange(raw []byte, sysFlag int32) bool {
+	bornIP := 4
+	if sysFlag&FlagBornHostV6 != 0 {
+		bornIP = 16
+	}
+	storeIP := 4
+	if sysFlag&FlagStoreHostV6 != 0 {
+		storeIP = 16
+	}
+	bornPort := 48 + bornIP
+	storePort := bornPort + 4 + 8 + storeIP
+	if len(raw) < storePort+4 {
+		return false
+	}
+	return binary.BigEndian.Uint32(raw[bornPort:]) > 65535 || binary.BigEndian.Uint32(raw[storePort:]) > 65535
 }
