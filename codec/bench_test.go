@@ -66,3 +66,44 @@ func BenchmarkDecode_GetRoute_JSON(b *testing.B) {
 		_ = h.Decode(c.Ext)
 	}
 }
+
+// frameReader serves one frame again and again, as a connection's read buffer would.
+type frameReader struct {
+	frame []byte
+	buf   []byte
+	pos   int
+}
+
+func (r *frameReader) reset() {
+	r.buf = append(r.buf[:0], r.frame...) // in-place decoding rewrites escapes: start fresh
+	r.pos = 0
+}
+func (r *frameReader) Peek(n int) ([]byte, error) { return r.buf[r.pos : r.pos+n], nil }
+func (r *frameReader) Next(n int) ([]byte, error) {
+	b := r.buf[r.pos : r.pos+n]
+	r.pos += n
+	return b, nil
+}
+func (r *frameReader) InboundBuffered() int { return len(r.buf) - r.pos }
+
+// BenchmarkReadCommandInPlace_SendV2_JSON is the server's steady-state path: a Java-shaped
+// SEND_MESSAGE_V2 decoded in place in the read buffer into a pooled command, its header
+// decoded, the command released. It allocates nothing.
+func BenchmarkReadCommandInPlace_SendV2_JSON(b *testing.B) {
+	r := &frameReader{frame: javaSendV2(protocol.SerializeJSON)}
+	r.buf = make([]byte, 0, len(r.frame))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(r.frame)))
+	var h protocol.SendMessageRequestHeader
+	for b.Loop() {
+		r.reset()
+		c, err := ReadCommandInPlace(r, DefaultMaxFrameSize)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := h.Decode(c.Ext); err != nil {
+			b.Fatal(err)
+		}
+		protocol.ReleaseCommand(c)
+	}
+}
