@@ -66,6 +66,10 @@ cleanup() {
   for p in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do
     wait "$p" 2>/dev/null || true
   done
+  # Keep the servers' own logs with the reports (Java's go to java-home/logs).
+  mkdir -p "$OUT/logs"
+  cp "$WORK"/*.log "$WORK"/*.out "$OUT/logs/" 2>/dev/null || true
+  cp -r "$WORK/java-home/logs" "$OUT/logs/java" 2>/dev/null || true
   if [ -z "${BENCH_WORK:-}" ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT

@@ -18,7 +18,7 @@ func BenchmarkNullBroker_Send1KiB(b *testing.B) {
 		b.Run(fmt.Sprintf("w=%d", w), func(b *testing.B) {
 			o := produceOpts{broker: nb.Addr(), topic: "BenchmarkTest", group: "benchmark_producer", size: 1024,
 				queues: 4, kind: "async", code: 310, tags: "TagA", heartbeat: true}
-			o.conns, o.window, o.total, o.timeout, o.serialize = 1, w, int64(b.N), 10*time.Second, "json"
+			o.conns, o.window, o.total, o.timeout, o.serialize, o.hbEvery = 1, w, int64(b.N), 10*time.Second, "json", heartbeatInterval
 			if err := o.check(); err != nil {
 				b.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func BenchmarkBroker_Send1KiB(b *testing.B) {
 	addr := startBroker(b)
 	o := produceOpts{broker: addr, topic: "BenchTopic", group: "benchmark_producer", size: 1024,
 		queues: 4, kind: "async", code: 310, tags: "TagA", heartbeat: true}
-	o.conns, o.window, o.total, o.timeout, o.serialize = 1, 64, 1000, 10*time.Second, "json"
+	o.conns, o.window, o.total, o.timeout, o.serialize, o.hbEvery = 1, 64, 1000, 10*time.Second, "json", heartbeatInterval
 	if err := o.check(); err != nil {
 		b.Fatal(err)
 	}

@@ -277,7 +277,14 @@ func (o *consumeOpts) load(ctx context.Context, st protocol.SerializeType, subVe
 					return nil, fmt.Errorf("%w (broker %s)", err, t.addr)
 				}
 			}
-			pipes = append(pipes, newPipe(i, nc, l, run, len(l.queues), true, false))
+			p := newPipe(i, nc, l, run, len(l.queues), true, false)
+			if o.heartbeat {
+				hb := protocol.NewRequest(protocol.CodeHeartBeat)
+				hb.Serialize = st
+				hb.Body = consumerHeartbeat(clientID(i), o.group, o.topic, subVersion)
+				p.setHeartbeat(hb, o.hbEvery)
+			}
+			pipes = append(pipes, p)
 		}
 	}
 	res := &Result{Mode: "consume", Target: strings.Join(addrs, ","), Settings: o.settings(map[string]string{

@@ -137,6 +137,9 @@ func TestProduce_Duration_CountsErrorsByCode(t *testing.T) {
 	if r.Messages != 0 || r.ErrorCount != r.Requests || r.Errors[codeKey(int32(protocol.ResRequestCodeNotSupported))] != r.Requests || r.Requests == 0 {
 		t.Fatalf("messages %d requests %d errors %v", r.Messages, r.Requests, r.Errors)
 	}
+	if rm := r.Remarks[codeKey(int32(protocol.ResRequestCodeNotSupported))]; !strings.Contains(rm, "not supported") {
+		t.Fatalf("remarks %q", r.Remarks)
+	}
 	r = mustRun(t, "produce", "-b", nb.Addr(), "-d", "200ms", "-warmup", "100ms", "-c", "1", "-w", "4")
 	noErrors(t, r)
 	if r.Messages == 0 || r.Seconds < 0.2 || r.Settings["warmup"] != "100ms" {
@@ -287,5 +290,19 @@ func TestProduce_ServerStopsReading_RunEnds(t *testing.T) {
 	}
 	if len(r.ConnErrors) != 1 || !strings.Contains(r.ConnErrors[0], "write blocked") || r.Messages != 0 || r.Errors["connection lost"] == 0 {
 		t.Fatalf("connection errors %q, messages %d, errors %v", r.ConnErrors, r.Messages, r.Errors)
+	}
+}
+
+func TestProduce_Heartbeats_Repeated(t *testing.T) {
+	nb := startNull(t)
+	r := mustRun(t, "produce", "-b", nb.Addr(), "-d", "300ms", "-c", "2", "-w", "4", "-heartbeat-interval", "20ms")
+	noErrors(t, r)
+	// The setup heartbeat of each connection, then one every 20 ms for 300 ms; their
+	// answers are neither counted nor stray.
+	if n := nb.heartbeats.Load(); n < 2+2*5 {
+		t.Fatalf("%d heartbeats, want at least 12", n)
+	}
+	if r.Requests == 0 || r.Messages != r.Requests {
+		t.Fatalf("messages %d requests %d", r.Messages, r.Requests)
 	}
 }

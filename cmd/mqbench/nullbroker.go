@@ -50,15 +50,16 @@ const (
 )
 
 type nullBroker struct {
-	opts      nullOptions
-	srv       *remoting.Server
-	storeHost atomic.Pointer[netip.AddrPort]
-	phys      atomic.Int64
-	offsets   [nullQueues]atomic.Int64
-	pullBody  []byte
-	pullEnds  [nullMaxPullMsgs]int
-	traceOn   string
-	sends     atomic.Int64 // messages acknowledged, for tests and the exit line
+	opts       nullOptions
+	srv        *remoting.Server
+	storeHost  atomic.Pointer[netip.AddrPort]
+	phys       atomic.Int64
+	offsets    [nullQueues]atomic.Int64
+	pullBody   []byte
+	pullEnds   [nullMaxPullMsgs]int
+	traceOn    string
+	sends      atomic.Int64 // messages acknowledged, for tests and the exit line
+	heartbeats atomic.Int64 // HEART_BEATs answered, for tests
 }
 
 func newNullBroker(o nullOptions) *nullBroker {
@@ -173,6 +174,7 @@ func (n *nullBroker) send(_ *remoting.Context, req *protocol.Command) (*protocol
 }
 
 func (n *nullBroker) heartbeat(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	n.heartbeats.Add(1)
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }
 

@@ -116,6 +116,7 @@ type connStats struct {
 	requests    int64
 	empty       int64
 	codes       map[int32]int64  // failed responses by code
+	remarks     map[int32]string // the first remark of each failed code
 	errs        map[string]int64 // failed responses the client could not use
 	stray       int64            // responses matching no outstanding request
 	connErr     error
@@ -165,6 +166,9 @@ type pipe struct {
 
 	seq   uint32
 	stats connStats
+
+	hbFrame []byte        // repeated HEART_BEAT (setHeartbeat), nil: none
+	hbEvery time.Duration // its interval
 }
 
 const maxCoalesce = 256 << 10 // bytes per write when coalescing
@@ -180,6 +184,7 @@ func newPipe(id int, nc net.Conn, w workload, run *runState, window int, coalesc
 	}
 	p.stats.hist = newHistogram()
 	p.stats.codes = map[int32]int64{}
+	p.stats.remarks = map[int32]string{}
 	p.stats.errs = map[string]int64{}
 	for i := range window {
 		p.free <- i
@@ -191,6 +196,47 @@ func (p *pipe) start() {
 	go p.readLoop()
 	if p.oneway {
 		go p.writeLoop()
+	}
+	if p.hbFrame != nil {
+		go p.heartbeatLoop()
+	}
+}
+
+// heartbeatInterval is how often a client repeats its HEART_BEAT (Java:
+// ClientConfig#heartbeatBrokerInterval, 30 s). A Java broker closes a producer or
+// consumer connection that has not sent one for 120 s
+// (ProducerManager/ConsumerManager#scanNotActiveChannel), so runs longer than that
+// need it.
+const heartbeatInterval = 30 * time.Second
+
+// heartbeatOpaque is the opaque of repeated heartbeats. nextOpaque never hands out 0,
+// so their answers are told apart before slot matching.
+const heartbeatOpaque = 0
+
+// setHeartbeat makes the pipe repeat hb (a HEART_BEAT request) every interval while it
+// runs; its answers are read and dropped.
+func (p *pipe) setHeartbeat(hb *protocol.Command, interval time.Duration) {
+	hb.Opaque = heartbeatOpaque
+	p.hbFrame, p.hbEvery = codec.AppendFrame(nil, hb), interval
+}
+
+// heartbeatLoop writes the heartbeat frame every p.hbEvery until the reader ends. A
+// net.Conn Write is atomic with respect to other Writes, so it never splits a frame
+// the reader goroutine writes.
+func (p *pipe) heartbeatLoop() {
+	t := time.NewTicker(p.hbEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.rdone:
+			return
+		case <-p.dead:
+			return
+		case <-t.C:
+			if _, err := p.nc.Write(p.hbFrame); err != nil {
+				return // the reader reports the connection's failure
+			}
+		}
 	}
 }
 
@@ -444,6 +490,9 @@ func (p *pipe) readLoop() {
 		if h.flag&protocol.FlagResponse == 0 {
 			continue // a request from the server (NOTIFY_CONSUMER_IDS_CHANGED, ...): not ours to measure
 		}
+		if h.opaque == heartbeatOpaque && p.hbFrame != nil {
+			continue // the answer to a repeated heartbeat
+		}
 		slot := int(uint32(h.opaque) & (1<<p.slotBits - 1))
 		if slot > p.window || p.slots[slot].opaque.Load() != h.opaque {
 			p.stats.stray++
@@ -484,11 +533,25 @@ func (p *pipe) readLoop() {
 					p.stats.errs[res.err]++
 				} else {
 					p.stats.codes[h.code]++
+					p.noteRemark(h.code, frame)
 				}
 			}
 		}
 		p.free <- slot
 	}
+}
+
+// noteRemark keeps the remark of the first failed answer with each code (decoded from a
+// copy: failures are rare, the hot path never decodes).
+func (p *pipe) noteRemark(code int32, frame []byte) {
+	if _, ok := p.stats.remarks[code]; ok {
+		return
+	}
+	remark := ""
+	if c, err := codec.DecodeOwned(append([]byte(nil), frame...)); err == nil {
+		remark = c.Remark
+	}
+	p.stats.remarks[code] = remark
 }
 
 // call sends one request on a connection no loop runs on yet and waits for its answer

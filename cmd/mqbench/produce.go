@@ -293,8 +293,9 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 			if err != nil {
 				return nil, fmt.Errorf("mqbench: connect %s: %w", t.addr, err)
 			}
+			var hb *protocol.Command
 			if o.heartbeat {
-				hb := protocol.NewRequest(protocol.CodeHeartBeat)
+				hb = protocol.NewRequest(protocol.CodeHeartBeat)
 				hb.Serialize = spec.serialize
 				hb.Opaque = 1
 				hb.Body = producerHeartbeat(clientID(i), o.group)
@@ -313,7 +314,11 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 			if s.tx {
 				l = newTxLoad(&s, uint32(i), run, t.queues, i, o.window, int64(o.size))
 			}
-			pipes = append(pipes, newPipe(i, nc, l, run, o.window, o.kind != "sync", o.kind == "oneway"))
+			p := newPipe(i, nc, l, run, o.window, o.kind != "sync", o.kind == "oneway")
+			if hb != nil {
+				p.setHeartbeat(hb, o.hbEvery)
+			}
+			pipes = append(pipes, p)
 		}
 	}
 	res := &Result{Mode: "produce", Target: strings.Join(addrs, ","), Settings: o.settings(map[string]string{

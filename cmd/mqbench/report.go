@@ -26,6 +26,7 @@ type Result struct {
 	Latency        *Latency          `json:"latency_ms,omitempty"`
 	Empty          int64             `json:"empty_responses,omitempty"`
 	Errors         map[string]int64  `json:"errors"`
+	Remarks        map[string]string `json:"error_remarks,omitempty"` // the first remark of each failed response code
 	ErrorCount     int64             `json:"error_count"`
 	ConnErrors     []string          `json:"connection_errors,omitempty"`
 	Server         *ProcReport       `json:"server,omitempty"`
@@ -119,6 +120,9 @@ func (r *Result) writeText(w io.Writer) {
 				parts = append(parts, fmt.Sprintf("%s=%d", k, r.Errors[k]))
 			}
 			fmt.Fprintf(w, "  errors      %d: %s\n", r.ErrorCount, strings.Join(parts, " "))
+			for _, k := range sortedKeys(r.Remarks) {
+				fmt.Fprintf(w, "  remark      %s: %q\n", k, r.Remarks[k])
+			}
 		}
 	}
 	for _, e := range r.ConnErrors {

@@ -42,6 +42,7 @@ type loadOpts struct {
 	jsonOut        bool
 	jsonFile       string
 	cpuProfile     string
+	hbEvery        time.Duration
 }
 
 func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
@@ -61,6 +62,7 @@ func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
 	fs.DurationVar(&o.probeInterval, "probe-interval", 5*time.Millisecond, "interval between readiness probes of a started server")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
 	fs.StringVar(&o.jsonFile, "json-out", "", "also write the report as JSON to this file")
+	fs.DurationVar(&o.hbEvery, "heartbeat-interval", heartbeatInterval, "repeat each connection's HEART_BEAT this often (produce, consume; Java closes a silent client's connection after 120 s)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write mqbench's own CPU profile of the measured window here (to check the client is cheap)")
 }
 
@@ -76,6 +78,8 @@ func (o *loadOpts) check() error {
 		return fmt.Errorf("%w: -server-cmd and -startup-cmd exclude each other", errUsage)
 	case o.serverCmd != "" && o.pid != 0:
 		return fmt.Errorf("%w: -pid and -server-cmd exclude each other", errUsage)
+	case o.hbEvery <= 0:
+		return fmt.Errorf("%w: -heartbeat-interval must be positive", errUsage)
 	}
 	_, err := o.serializeType()
 	return err
@@ -299,6 +303,14 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 		res.Empty += s.empty
 		for code, n := range s.codes {
 			res.addError(codeKey(code), n)
+		}
+		for code, remark := range s.remarks {
+			if _, ok := res.Remarks[codeKey(code)]; !ok && remark != "" {
+				if res.Remarks == nil {
+					res.Remarks = map[string]string{}
+				}
+				res.Remarks[codeKey(code)] = remark
+			}
 		}
 		for k, n := range s.errs {
 			res.addError(k, n)
