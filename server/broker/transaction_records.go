@@ -62,14 +62,28 @@ func decodeTxMessage(b []byte) (*txMessage, error) {
 }
 
 // lookHalfMessage reads the record at a CommitLog offset (Java: lookMessageByOffset).
+//
+// Java's EndTransactionProcessor accepts any record whose PGROUP and offsets match; here the
+// record must also be a half message (in RMQ_SYS_TRANS_HALF_TOPIC), so an END_TRANSACTION
+// naming an ordinary message is refused instead of copying it to its REAL_TOPIC.
 func (b *Broker) lookHalfMessage(phyOffset int64) (*txMessage, error) {
 	rec, release, err := b.store.MessageByOffset(phyOffset)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	return decodeTxMessage(rec)
+	t, err := decodeTxMessage(rec)
+	if err != nil {
+		return nil, err
+	}
+	if string(t.rec.Topic) != TopicTransHalf {
+		return nil, fmt.Errorf("%w: the record at %d is in topic %s", errNotHalfMessage, phyOffset, t.rec.Topic)
+	}
+	return t, nil
 }
+
+// errNotHalfMessage is returned when END_TRANSACTION names a record that is not a half message.
+var errNotHalfMessage = errors.New("broker: not a half message")
 
 // realQueue returns REAL_TOPIC and REAL_QID.
 func (t *txMessage) realQueue() (string, int32, error) {
