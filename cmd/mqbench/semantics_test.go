@@ -274,3 +274,39 @@ func TestServerPrep_RunsBeforeTheServer(t *testing.T) {
 func netipLoopback(port uint16) netip.AddrPort {
 	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port)
 }
+
+func TestServerCmd_TempLogRemovedUnlessNamed(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p, err := startServer(fmt.Sprintf("MQBENCH_TEST_CHILD=1 '%s' nullbroker -l %s", os.Args[0], addr), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.waitReady(context.Background(), func() error {
+		return probeSend(addr, &sendSpec{code: protocol.CodeSendMessageV2, topic: "T", body: []byte("x")})
+	},
+		5*time.Millisecond, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	p.stop(5 * time.Second)
+	if _, err := os.Stat(p.logPath); !os.IsNotExist(err) {
+		t.Fatalf("temp log %s left after a clean stop: %v", p.logPath, err)
+	}
+	// A server that exits before it is ready keeps its log: the error names it.
+	p, err = startServer("false", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.waitReady(context.Background(), func() error { return errRefused }, 5*time.Millisecond, 10*time.Second)
+	p.stop(time.Second)
+	if err == nil || !strings.Contains(err.Error(), p.logPath) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(p.logPath); err != nil {
+		t.Fatalf("log of a failed start removed: %v", err)
+	}
+	os.Remove(p.logPath)
+}

@@ -89,6 +89,8 @@ type serverProc struct {
 	cmd     *exec.Cmd
 	started time.Time
 	logPath string
+	tempLog bool // logPath is mqbench's temp file: removed by stop unless keepLog
+	keepLog bool // an error message names logPath
 	exited  chan struct{}
 	waitErr error
 }
@@ -114,7 +116,7 @@ func startServer(line, logPath string) (*serverProc, error) {
 	// Its own process group, so a terminal's ^C reaches mqbench only and mqbench stops
 	// the server in order.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &serverProc{cmd: cmd, logPath: out.Name(), exited: make(chan struct{})}
+	p := &serverProc{cmd: cmd, logPath: out.Name(), tempLog: logPath == "", exited: make(chan struct{})}
 	p.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		out.Close()
@@ -143,19 +145,27 @@ func (p *serverProc) waitReady(ctx context.Context, probe func() error, interval
 		}
 		select {
 		case <-p.exited:
+			p.keepLog = true
 			return 0, fmt.Errorf("mqbench: server exited before accepting a request (%v); its output is in %s", p.waitErr, p.logPath)
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-time.After(interval):
 		}
 		if time.Now().After(deadline) {
+			p.keepLog = true
 			return 0, fmt.Errorf("mqbench: server not ready after %v, last probe: %w; its output is in %s", timeout, last, p.logPath)
 		}
 	}
 }
 
-// stop sends SIGTERM to the server's pid and SIGKILL if it has not exited after grace.
+// stop sends SIGTERM to the server's pid and SIGKILL if it has not exited after grace,
+// then removes mqbench's temp log unless an error named it (-server-log files are kept).
 func (p *serverProc) stop(grace time.Duration) {
+	defer func() {
+		if p.tempLog && !p.keepLog {
+			_ = os.Remove(p.logPath)
+		}
+	}()
 	select {
 	case <-p.exited:
 		return
