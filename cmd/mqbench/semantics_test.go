@@ -146,7 +146,7 @@ func TestProduce_Delay_DeliveredWhenDue(t *testing.T) {
 	}
 }
 
-func TestProduce_SemanticsUsage(t *testing.T) {
+func TestProduce_Check_RefusesBadSemanticsFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-b", "x:1", "-await-delivery", "1s", "-warmup", "1s"},
 		{"-b", "x:1", "-await-delivery", "1s", "-kind", "batch"},
@@ -197,7 +197,7 @@ func TestHalfAnswer_OffsetsFromMsgID(t *testing.T) {
 	}
 }
 
-func TestCompare_ThreeSides_ArgsPrepAndSpread(t *testing.T) {
+func TestCompare_ThreeSides_ArgsAndSpread(t *testing.T) {
 	a, b, c := startNull(t), startNull(t), startNull(t)
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "cmp.json")

@@ -30,7 +30,8 @@ import (
 // yet sent when the window closed stay half messages (the broker's check service would
 // ask the producer group about them later; nobody answers).
 
-// errTxAnswer names an answer to a half message the commit cannot be built from.
+// errTxAnswer is returned when the answer to a half message lacks a usable msgId or
+// queueOffset, so no END_TRANSACTION can be built from it.
 var errTxAnswer = errors.New("mqbench: half message answer without usable msgId/queueOffset")
 
 // txSlot is one window slot's transaction in progress.
