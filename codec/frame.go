@@ -43,9 +43,9 @@ func FrameSize(prefix []byte, maxFrame int) (int, error) {
 	return int(total) + 4, nil
 }
 
-// ReadCommand takes one whole frame from r and decodes it into an owned command. It
-// returns ErrIncomplete, consuming nothing, when the frame is not fully buffered.
-func ReadCommand(r Reader, maxFrame int) (*protocol.Command, error) {
+// nextFrame takes one whole frame (length word included) from r, or returns
+// ErrIncomplete, consuming nothing, when it is not fully buffered yet.
+func nextFrame(r Reader, maxFrame int) ([]byte, error) {
 	if r.InboundBuffered() < 4 {
 		return nil, ErrIncomplete
 	}
@@ -63,6 +63,16 @@ func ReadCommand(r Reader, maxFrame int) (*protocol.Command, error) {
 	frame, err := r.Next(size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return frame, nil
+}
+
+// ReadCommand takes one whole frame from r and decodes it into an owned command. It
+// returns ErrIncomplete, consuming nothing, when the frame is not fully buffered.
+func ReadCommand(r Reader, maxFrame int) (*protocol.Command, error) {
+	frame, err := nextFrame(r, maxFrame)
+	if err != nil {
+		return nil, err
 	}
 	return Decode(frame)
 }
@@ -71,23 +81,9 @@ func ReadCommand(r Reader, maxFrame int) (*protocol.Command, error) {
 // buffer (JSON escapes are undone there) and its strings and body point into it. It is
 // valid only until r is read again; callers that keep it call Clone.
 func ReadCommandInPlace(r Reader, maxFrame int) (*protocol.Command, error) {
-	if r.InboundBuffered() < 4 {
-		return nil, ErrIncomplete
-	}
-	p, err := r.Peek(4)
-	if err != nil {
-		return nil, ErrIncomplete
-	}
-	size, err := FrameSize(p, maxFrame)
+	frame, err := nextFrame(r, maxFrame)
 	if err != nil {
 		return nil, err
-	}
-	if r.InboundBuffered() < size {
-		return nil, ErrIncomplete
-	}
-	frame, err := r.Next(size)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return DecodeOwned(frame[4:])
 }

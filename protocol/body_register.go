@@ -7,11 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/skyrocket-mq/skyrocket/compat"
 )
 
 // TopicConfigSerializeWrapper is a broker's topic table with its data version (the body
@@ -25,22 +22,9 @@ type TopicConfigSerializeWrapper struct {
 func (w *TopicConfigSerializeWrapper) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"dataVersion":`...)
 	dst = w.DataVersion.AppendJSON(dst)
-	dst = append(dst, `,"topicConfigTable":{`...)
-	names := make([]string, 0, len(w.TopicConfigTable))
-	for n := range w.TopicConfigTable {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = compat.AppendJSONString(dst, n)
-		dst = append(dst, ':')
-		tc := w.TopicConfigTable[n]
-		dst = tc.AppendJSON(dst)
-	}
-	return append(dst, "}}"...)
+	dst = append(dst, `,"topicConfigTable":`...)
+	dst = appendSortedMap(dst, w.TopicConfigTable, func(dst []byte, tc TopicConfig) []byte { return tc.AppendJSON(dst) })
+	return append(dst, '}')
 }
 
 // RegisterBrokerBody is the REGISTER_BROKER body of brokers of version ≥ V3_0_11.

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -133,27 +135,8 @@ func (r *TopicRouteData) AppendJSON(dst []byte, standard bool) []byte {
 		}
 		dst = r.BrokerDatas[i].appendJSON(dst, standard)
 	}
-	dst = append(dst, `],"filterServerTable":{`...)
-	keys := make([]string, 0, len(r.FilterServerTable))
-	for k := range r.FilterServerTable {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = compat.AppendJSONString(dst, k)
-		dst = append(dst, ":["...)
-		for j, a := range r.FilterServerTable[k] {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = compat.AppendJSONString(dst, a)
-		}
-		dst = append(dst, ']')
-	}
-	dst = append(dst, '}')
+	dst = append(dst, `],"filterServerTable":`...)
+	dst = appendSortedMap(dst, r.FilterServerTable, appendStrings)
 	if r.OrderTopicConf != "" {
 		dst = append(dst, `,"orderTopicConf":`...)
 		dst = compat.AppendJSONString(dst, r.OrderTopicConf)
@@ -221,36 +204,25 @@ type ClusterInfo struct {
 
 // AppendJSON writes fastjson's form (unquoted broker-id keys, as mqadmin expects).
 func (c *ClusterInfo) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"brokerAddrTable":{`...)
-	names := make([]string, 0, len(c.BrokerAddrTable))
-	for n := range c.BrokerAddrTable {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
+	dst = append(dst, `{"brokerAddrTable":`...)
+	dst = appendSortedMap(dst, c.BrokerAddrTable, func(dst []byte, bd BrokerData) []byte { return bd.appendJSON(dst, false) })
+	dst = append(dst, `,"clusterAddrTable":`...)
+	dst = appendSortedMap(dst, c.ClusterAddrTable, appendStrings)
+	return append(dst, '}')
+}
+
+// appendSortedMap writes m as a JSON object with its keys in order, each value by appendValue.
+func appendSortedMap[V any](dst []byte, m map[string]V, appendValue func([]byte, V) []byte) []byte {
+	dst = append(dst, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = compat.AppendJSONString(dst, n)
+		dst = compat.AppendJSONString(dst, k)
 		dst = append(dst, ':')
-		bd := c.BrokerAddrTable[n]
-		dst = bd.appendJSON(dst, false)
+		dst = appendValue(dst, m[k])
 	}
-	dst = append(dst, `},"clusterAddrTable":{`...)
-	clusters := make([]string, 0, len(c.ClusterAddrTable))
-	for n := range c.ClusterAddrTable {
-		clusters = append(clusters, n)
-	}
-	sort.Strings(clusters)
-	for i, n := range clusters {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = compat.AppendJSONString(dst, n)
-		dst = append(dst, ":"...)
-		dst = appendStrings(dst, c.ClusterAddrTable[n])
-	}
-	return append(dst, "}}"...)
+	return append(dst, '}')
 }
 
 func appendStrings(dst []byte, ss []string) []byte {
@@ -289,19 +261,7 @@ type KVTable struct {
 
 // AppendJSON writes the table with keys sorted.
 func (t *KVTable) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"table":{`...)
-	keys := make([]string, 0, len(t.Table))
-	for k := range t.Table {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = compat.AppendJSONString(dst, k)
-		dst = append(dst, ':')
-		dst = compat.AppendJSONString(dst, t.Table[k])
-	}
-	return append(dst, "}}"...)
+	dst = append(dst, `{"table":`...)
+	dst = appendSortedMap(dst, t.Table, compat.AppendJSONString)
+	return append(dst, '}')
 }
