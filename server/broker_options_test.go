@@ -228,6 +228,8 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"MaxTransferCountOnMessageInMemory", "MaxTransferBytesOnMessageInDisk", "MaxTransferCountOnMessageInDisk",
 			"AccessMessageInMemoryMaxRatio", "OSPageCacheBusyTimeout", "Slave",
 			"ReadOnly",                       // no Java property
+			"DisableFilePreAllocation",       // no Java property: Java always pre-allocates (AllocateMappedFileService)
+			"DisablePageWarming",             // no Java property: always-on ahead-of-write warming replaces warmMapedFileEnable
 			"OffsetCheckInSlave", "OnArrive", // OnArrive is set by the broker
 			"Logger"},
 	}

@@ -24,7 +24,9 @@ func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 	defer s.Close()
 	var stored []string
 	var failed int
-	for i := 0; i < 1000; i++ {
+	// The next file is pre-created in the background, so once the disk is full the store
+	// still fills that one before a creation fails.
+	for i := 0; i < 3000; i++ {
 		if i == 300 {
 			waitDispatched(t, s)
 			full.Store(true) // the disk fills up while the first file is being written
@@ -135,7 +137,8 @@ func TestClean_ExpiredFiles_FakeClock_PutsNotBlocked(t *testing.T) {
 	var now atomic.Value
 	now.Store(time.Now())
 	c.now = func() time.Time { return now.Load().(time.Time) }
-	c.DeleteWhen = "99" // never the hour: only expiry by time + deleteWhen below
+	c.DeleteWhen = "99"               // never the hour: only expiry by time + deleteWhen below
+	c.DisableFilePreAllocation = true // the test counts the files in the directory
 	s := openStore(t, c)
 	defer s.Close()
 	for i := 0; i < 2500; i++ { // 5+ commitlog files

@@ -60,6 +60,12 @@ type Config struct {
 
 	OSPageCacheBusyTimeout time.Duration // osPageCacheBusyTimeOutMills, 1s
 
+	// DisableFilePreAllocation turns off creating the next CommitLog file in the background
+	// (warm.go); DisablePageWarming turns off populating CommitLog pages ahead of the write
+	// position. Both are on by default (the zero value).
+	DisableFilePreAllocation bool
+	DisablePageWarming       bool
+
 	// Slave: the store refuses PutMessage with PutServiceNotAvailable, accepts
 	// AppendToCommitLog, and does not call OnArrive (Java: brokerRole SLAVE).
 	Slave bool

@@ -30,6 +30,7 @@ type mappedFile struct {
 	wrote   atomic.Int64
 	flushed atomic.Int64
 	storeTs atomic.Int64 // store timestamp of the last append (CommitLog files)
+	warmTo  atomic.Int64 // bytes from the start already populated by the warmer (warm.go)
 	refs    atomic.Int64
 	live    atomic.Bool
 	// firstInQueue marks the first file a ConsumeQueue created (Java: firstCreateInQueue).

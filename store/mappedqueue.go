@@ -24,6 +24,15 @@ type mappedQueue struct {
 	flushedWhere atomic.Int64
 	flushedTs    atomic.Int64 // store timestamp of the last thorough flush (CommitLog)
 	syncs        atomic.Int64 // msync calls that wrote something back
+
+	// The next file, created in the background when preAllocate is set (warm.go).
+	preAllocate bool
+	spareMu     sync.Mutex
+	spare       *mappedFile // created, mapped, not yet in files
+	spareBusy   bool        // a creation of the file at spareFrom is running
+	spareFrom   int64
+	spareWG     sync.WaitGroup
+	log         func(error)
 }
 
 func newMappedQueue(dir string, fileSize int, prealloc func(*os.File, int64) error) *mappedQueue {
@@ -120,15 +129,97 @@ func (q *mappedQueue) lastForWrite(startOffset int64) (*mappedFile, error) {
 	if create < 0 {
 		return last, nil
 	}
-	mf, err := createMappedFile(q.dir, fileName(create), create, q.fileSize, q.prealloc)
-	if err != nil {
-		return nil, err
+	mf := q.takeSpare(create)
+	if mf == nil {
+		var err error
+		if mf, err = createMappedFile(q.dir, fileName(create), create, q.fileSize, q.prealloc); err != nil {
+			return nil, err
+		}
 	}
 	q.mu.Lock()
 	mf.firstInQueue = len(q.files) == 0
 	q.files = append(q.files, mf)
 	q.mu.Unlock()
+	q.prepareSpare(create + int64(q.fileSize))
 	return mf, nil
+}
+
+// takeSpare returns the pre-created file starting at from, if there is one.
+func (q *mappedQueue) takeSpare(from int64) *mappedFile {
+	q.spareMu.Lock()
+	busy := q.spareBusy && q.spareFrom == from
+	q.spareMu.Unlock()
+	if busy {
+		q.spareWG.Wait() // never create the same file twice: wait for the background one
+	}
+	q.spareMu.Lock()
+	defer q.spareMu.Unlock()
+	if q.spare == nil || q.spare.from != from {
+		return nil
+	}
+	mf := q.spare
+	q.spare = nil
+	return mf
+}
+
+// spareFile returns the pre-created next file, or nil.
+func (q *mappedQueue) spareFile() *mappedFile {
+	q.spareMu.Lock()
+	defer q.spareMu.Unlock()
+	return q.spare
+}
+
+// prepareSpare creates the file starting at from in the background (Java:
+// AllocateMappedFileService). A failure (a full disk) is logged; the append path then
+// creates the file itself and reports the error cleanly.
+func (q *mappedQueue) prepareSpare(from int64) {
+	if !q.preAllocate {
+		return
+	}
+	q.spareMu.Lock()
+	if q.spareBusy || (q.spare != nil && q.spare.from == from) {
+		q.spareMu.Unlock()
+		return
+	}
+	old := q.spare
+	q.spare = nil
+	q.spareBusy = true
+	q.spareFrom = from
+	q.spareMu.Unlock()
+	if old != nil {
+		_ = old.destroy()
+	}
+	q.spareWG.Add(1)
+	go func() {
+		defer q.spareWG.Done()
+		mf, err := createMappedFile(q.dir, fileName(from), from, q.fileSize, q.prealloc)
+		q.spareMu.Lock()
+		q.spareBusy = false
+		if err == nil {
+			q.spare = mf
+		}
+		q.spareMu.Unlock()
+		if err != nil && q.log != nil {
+			q.log(err)
+		}
+	}()
+}
+
+// dropSpare waits for a background creation and removes the spare file (clean shutdown,
+// as Java deletes its pre-created file).
+func (q *mappedQueue) dropSpare() error {
+	q.spareWG.Wait()
+	q.spareMu.Lock()
+	mf := q.spare
+	q.spare = nil
+	q.spareMu.Unlock()
+	if mf == nil {
+		return nil
+	}
+	if err := mf.destroy(); err != nil {
+		return err
+	}
+	return syncDir(q.dir)
 }
 
 // minOffset is the first file's start, or -1 when empty.

@@ -111,6 +111,9 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 	s.lockBeginMs.Store(0)
 	s.putMu.Unlock()
 
+	if s.warm.needed(mf, pos) {
+		s.warm.wake()
+	}
 	s.wakeDispatch()
 	storeMax(&s.stats.putMaxMs, s.nowMs()-now)
 	s.stats.putTimes.Add(1)
@@ -227,6 +230,9 @@ func (s *Store) PutMessages(m *message.Message, batch []byte) (PutResult, error)
 	s.lockBeginMs.Store(0)
 	s.putMu.Unlock()
 
+	if s.warm.needed(mf, pos) {
+		s.warm.wake()
+	}
 	s.wakeDispatch()
 	s.stats.putTimes.Add(int64(n))
 	s.stats.putBytes.Add(int64(total))

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -286,7 +287,9 @@ func FuzzRecoverCommitLogTail(f *testing.F) {
 			return true
 		})
 		release()
-		if err != nil {
+		// A blank ends a file's data: recovery carries on in the next file (the one the
+		// store pre-created), as Java's recoverNormally does.
+		if err != nil && !errors.Is(err, message.ErrBlank) {
 			t.Fatalf("kept bytes do not decode: %v", err)
 		}
 		if got := bodies(t, s, "TopicR", 0); len(got) < 3 || got[0] != body(0) || got[2] != body(2) {

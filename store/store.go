@@ -39,6 +39,7 @@ type Store struct {
 	// putMu is the append lock (Java: putMessageLock). It guards topicQueue and the
 	// CommitLog's last file. Lock order: putMu, then cl.mu.
 	putMu       sync.Mutex
+	warm        *warmer
 	topicQueue  map[cqKey]*int64 // next logical offset per queue; values are updated through the pointer so the map never re-stores a key (Go replaces string keys on assignment, and callers' topic strings may live in reused buffers)
 	lockBeginMs atomic.Int64     // when the current append took putMu, 0 when free
 
@@ -165,6 +166,8 @@ func (s *Store) load() error {
 		s.log.Warn().Msg("last shutdown abnormally: abort file present")
 	}
 	s.cl = newMappedQueue(s.cfg.CommitLogDir, int(s.clSize), s.cfg.fallocate)
+	s.cl.preAllocate = !s.cfg.DisableFilePreAllocation
+	s.cl.log = func(err error) { s.log.Warn().Err(err).Msg("pre-create next commitlog file") }
 	if err := s.cl.load(); err != nil {
 		return fmt.Errorf("store: load commitlog: %w", err)
 	}
@@ -217,6 +220,12 @@ func (s *Store) loadConsumeQueues() error {
 }
 
 func (s *Store) startServices() {
+	s.warm = newWarmer(s.cl, s.stop)
+	s.warm.disabled = s.cfg.DisablePageWarming
+	if !s.warm.disabled {
+		s.wg.Add(1)
+		go s.warm.run(&s.wg)
+	}
 	s.wg.Add(5)
 	go s.dispatchLoop()
 	go s.flushLoop()
@@ -245,6 +254,9 @@ func (s *Store) Close() error {
 	}
 	if ts := s.cl.flushedTs.Load(); ts > 0 {
 		s.ckpt.physicTs.Store(ts)
+	}
+	if err := s.cl.dropSpare(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := s.flushConsumeQueues(0); err != nil {
 		errs = append(errs, err)
