@@ -40,3 +40,13 @@ func BenchmarkParseProperties_Basic(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkAppendJSONString_Properties(b *testing.B) {
+	s := "KEYS\x01order-1234\x02UNIQ_KEY\x017F0000010B2A18B4AAC25E5D2B0F0000\x02WAIT\x01true\x02TAGS\x01TagA\x02"
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = AppendJSONString(buf[:0], s)
+	}
+}

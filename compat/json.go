@@ -5,6 +5,15 @@ import "unicode/utf8"
 // hexDigits are upper case, as fastjson writes them (\u001A, \u007F).
 const hexDigits = "0123456789ABCDEF"
 
+// plainJSON[c] is true for bytes AppendJSONString copies as they are: one table load per
+// byte instead of five comparisons.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\' && c != 0x7F && c != 0xE2
+	}
+	return t
+}()
+
 // AppendJSONString appends s as a JSON string literal, escaped exactly as fastjson
 // 1.2.69 escapes it (Java: SerializeWriter#writeStringWithDoubleQuote, checked against
 // real fastjson output in TestAppendJSONString_FastjsonGolden):
@@ -18,7 +27,7 @@ func AppendJSONString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7F && c != 0xE2 {
+		if plainJSON[c] {
 			i++
 			continue
 		}
