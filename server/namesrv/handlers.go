@@ -14,7 +14,7 @@ func (s *Server) handlers() []remoting.Route {
 		{Code: protocol.CodeDeleteKvConfig, Handler: s.deleteKVConfig},                          // 102
 		{Code: protocol.CodeRegisterBroker, Handler: s.registerBroker},                          // 103
 		{Code: protocol.CodeUnregisterBroker, Handler: s.unregisterBroker},                      // 104
-		{Code: protocol.CodeGetRouteinfoByTopic, Handler: s.getRouteInfoByTopic},                // 105
+		{Code: protocol.CodeGetRouteinfoByTopic, Handler: s.getRouteInfoByTopic, Borrow: true},  // 105: keeps nothing of the request
 		{Code: protocol.CodeGetBrokerClusterInfo, Handler: s.getBrokerClusterInfo},              // 106
 		{Code: protocol.CodeWipeWritePermOfBroker, Handler: s.wipeWritePermOfBroker},            // 205
 		{Code: protocol.CodeGetAllTopicListFromNameserver, Handler: s.getAllTopicList},          // 206

@@ -13,6 +13,7 @@ package namesrv
 //   route query is a map lookup and a write.
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -64,7 +65,7 @@ func (s *Server) getRouteInfoByTopic(_ *remoting.Context, req *protocol.Command)
 	c := &cachedRoute{version: ver}
 	c.body[0] = route.AppendJSON(nil, false)
 	c.body[1] = route.AppendJSON(nil, true)
-	s.cache.m.Store(h.Topic, c)
+	s.cache.m.Store(strings.Clone(h.Topic), c) // h.Topic is borrowed from the read buffer
 	resp := success(req)
 	resp.Body = c.body[form]
 	return resp, nil
