@@ -82,16 +82,11 @@ func (s *Store) WaitFlushed(offset int64, timeout time.Duration) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	for {
-		s.flushMu.Lock()
-		ch := s.flushNotify
-		s.flushMu.Unlock()
+		ch := s.FlushNotify()
 		if s.cl.flushedWhere.Load() >= offset {
 			return nil
 		}
-		select {
-		case s.flushWake <- struct{}{}:
-		default:
-		}
+		s.RequestFlush()
 		select {
 		case <-ch:
 		case <-t.C:
@@ -102,6 +97,24 @@ func (s *Store) WaitFlushed(offset int64, timeout time.Duration) error {
 			}
 			return ErrClosed
 		}
+	}
+}
+
+// FlushNotify returns a channel closed when the flushed offset next advances. Take it
+// before reading FlushedOffset, so that no advance falls between the two. With
+// RequestFlush it lets one goroutine wait for many offsets (the broker's SYNC_FLUSH
+// answers) where WaitFlushed waits for one.
+func (s *Store) FlushNotify() <-chan struct{} {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	return s.flushNotify
+}
+
+// RequestFlush wakes the flush service now (SYNC_FLUSH: a group commit); it never blocks.
+func (s *Store) RequestFlush() {
+	select {
+	case s.flushWake <- struct{}{}:
+	default:
 	}
 }
 

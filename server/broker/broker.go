@@ -19,25 +19,26 @@ import (
 
 // Broker is a running RocketMQ broker (Java: BrokerController).
 type Broker struct {
-	opts      Options
-	log       zerolog.Logger
-	store     *store.Store
-	topics    *TopicManager
-	subs      *SubscriptionManager
-	offsets   *OffsetManager
-	consumers *ConsumerManager
-	producers *ProducerManager
-	filters   *ConsumerFilterManager
-	holds     *pullHolds
-	schedule  *scheduleService // delay levels (schedule.go); nil until Start
-	locks     *lockTable
-	pools     pools
-	rs        *remoting.Server
-	nsClient  *remoting.Client
-	storeHost netip.AddrPort
-	addr      string // brokerIP1:listenPort, as registered
-	stats     brokerStats
-	admin     adminState // admin_config.go: live configuration, runtime-updated settings
+	opts        Options
+	log         zerolog.Logger
+	store       *store.Store
+	topics      *TopicManager
+	subs        *SubscriptionManager
+	offsets     *OffsetManager
+	consumers   *ConsumerManager
+	producers   *ProducerManager
+	filters     *ConsumerFilterManager
+	holds       *pullHolds
+	schedule    *scheduleService // delay levels (schedule.go); nil until Start
+	syncReplies *syncReplies     // SYNC_FLUSH answers (sync_replies.go)
+	locks       *lockTable
+	pools       pools
+	rs          *remoting.Server
+	nsClient    *remoting.Client
+	storeHost   netip.AddrPort
+	addr        string // brokerIP1:listenPort, as registered
+	stats       brokerStats
+	admin       adminState // admin_config.go: live configuration, runtime-updated settings
 
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -107,6 +108,7 @@ func New(opts Options) (*Broker, error) {
 	if b.store, err = store.Open(sc); err != nil {
 		return nil, err
 	}
+	b.syncReplies = newSyncReplies(b.store, log)
 	b.pools = newPools(&b.opts)
 	listeners := []remoting.Listener{{Addr: opts.ListenAddr}}
 	if opts.EnableVIP {
@@ -127,6 +129,7 @@ func New(opts Options) (*Broker, error) {
 // Start serves the ports, registers with the name servers and starts the periodic tasks.
 func (b *Broker) Start() error {
 	if err := b.rs.Start(); err != nil {
+		b.syncReplies.stop()
 		_ = b.store.Close()
 		return err
 	}
@@ -208,6 +211,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		if e := b.rs.Shutdown(ctx); e != nil {
 			err = e
 		}
+		b.syncReplies.stop() // no request adds any more: answer what waits for a flush
 		b.wg.Wait()
 		b.pools.stop()
 		if e := b.offsets.Persist(true); e != nil {

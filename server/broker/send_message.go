@@ -257,15 +257,7 @@ func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored
 	b.stats.incTopicPut(stored.Topic, stored.QueueID, res)
 	b.fillSendOK(resp, res, queueID)
 	if b.opts.Store.FlushDiskType == store.SyncFlush && waitStore {
-		next := res.WroteOffset + int64(res.WroteBytes)
-		timeout := b.opts.Store.SyncFlushTimeout
-		go func() {
-			if err := b.store.WaitFlushed(next, timeout); err != nil {
-				resp.Code = int32(protocol.ResFlushDiskTimeout)
-				b.log.Warn().Err(err).Int64("offset", next).Msg("sync flush timed out")
-			}
-			ctx.Reply(resp)
-		}()
+		b.syncReplies.add(ctx, resp, res.WroteOffset+int64(res.WroteBytes), b.opts.Store.SyncFlushTimeout)
 		return nil, nil
 	}
 	return resp, nil
