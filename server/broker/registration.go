@@ -11,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
@@ -27,10 +28,29 @@ func (b *Broker) registerAll(checkOrderConfig bool) {
 	b.register(w, checkOrderConfig)
 }
 
-// registerTopic registers one new topic at once (Java 4.9.8: registerIncrementBrokerData).
+// registerTopic registers one new topic with every name server and waits for their
+// answers, at most RegisterBrokerTimeout (Java 4.9.8 registers from the creating thread:
+// registerBrokerAll in createTopicInSendMessageMethod, registerIncrementBrokerData for
+// UPDATE_AND_CREATE_TOPIC). The send or admin request that created the topic is answered
+// after this, so a client that asks the name server for the route next finds it (the Go
+// client's push consumer refuses to start on a topic without a route).
 func (b *Broker) registerTopic(tc protocol.TopicConfig) {
+	if len(b.opts.NamesrvAddrs) == 0 {
+		return
+	}
 	w := protocol.TopicConfigSerializeWrapper{DataVersion: b.topics.DataVersion(), TopicConfigTable: map[string]protocol.TopicConfig{tc.TopicName: tc}}
-	go b.register(w, false)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.register(w, false)
+	}()
+	t := time.NewTimer(b.opts.RegisterBrokerTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		b.log.Warn().Str("topic", tc.TopicName).Dur("waited", b.opts.RegisterBrokerTimeout).Msg("name servers did not answer the new topic's registration in time; it goes on in the background")
+	}
 }
 
 func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConfig bool) {

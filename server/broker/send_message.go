@@ -14,6 +14,8 @@ package broker
 // - The append runs inline on the event loop, so one connection's messages are stored in
 //   the order they were sent; with SYNC_FLUSH the answer waits for the flush off the loop
 //   (FLUSH_DISK_TIMEOUT after syncFlushTimeout).
+// - A send that auto-creates its topic waits (at most registerBrokerTimeout) for the name
+//   servers to take the new topic before it is answered, as Java's send thread does.
 // - Transactional half messages go to RMQ_SYS_TRANS_HALF_TOPIC (transactions.go).
 
 import (

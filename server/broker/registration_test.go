@@ -1,0 +1,76 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
+)
+
+// slowNamesrv answers REGISTER_BROKER after delay and records whether a registration
+// carrying topic has been answered.
+func slowNamesrv(t *testing.T, delay time.Duration, topic string) (addr string, answered *atomic.Bool) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = ln.Addr().String()
+	ln.Close()
+	answered = new(atomic.Bool)
+	pool := &remoting.Pool{Name: "slow-namesrv", Workers: 2}
+	rs := remoting.NewServer(remoting.Options{Listeners: []remoting.Listener{{Addr: addr}}, Logger: zerolog.Nop()},
+		[]remoting.Route{{Code: protocol.CodeRegisterBroker, Pool: pool, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+			time.Sleep(delay)
+			resp := protocol.NewResponse(req, protocol.ResSuccess, "")
+			if bytes.Contains(req.Body, []byte(topic)) {
+				// Marked before the answer is written, as a name server's table is
+				// updated before it answers.
+				answered.Store(true)
+			}
+			return resp, nil
+		}}})
+	if err := rs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = rs.Shutdown(ctx)
+		pool.Stop()
+	})
+	return addr, answered
+}
+
+// A send that auto-creates its topic is answered only after the name servers have taken
+// the new topic (Java registers from the send thread): the CI once saw the Go client's
+// push consumer, started right after such sends, find no route.
+func TestAutoCreatedTopic_SendAnsweredAfterRegistration(t *testing.T) {
+	const topic = "AutoRegTopic"
+	ns, answered := slowNamesrv(t, 150*time.Millisecond, topic)
+	b := newTestBroker(t, func(o *Options) { o.NamesrvAddrs = []string{ns} })
+	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: topic, DefaultTopic: TopicAutoCreate,
+		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli()}
+	req := protocol.NewRequest(protocol.CodeSendMessage)
+	h.Encode(&req.Ext)
+	req.Body = []byte("first")
+	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
+	defer cl.Close()
+	resp, err := cl.Invoke(context.Background(), b.ListenAddrs()[0], req, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Code != int32(protocol.ResSuccess) {
+		t.Fatalf("code %d remark %q", resp.Code, resp.Remark)
+	}
+	if !answered.Load() {
+		t.Fatal("the send was answered before the name server had the auto-created topic")
+	}
+}
