@@ -10,6 +10,7 @@
 #   BENCH_DURATION [20s]    measured window of each send/route run
 #   BENCH_WARMUP [10s]      unmeasured load before it (the JVM's JIT is warm by then)
 #   BENCH_CONNS [4] BENCH_WINDOW [16]     4 connections x 16 in flight = 64
+#   BENCH_FLUSHES ["ASYNC_FLUSH SYNC_FLUSH"] BENCH_QUEUES ["1 8"]   the send step's runs
 #   BENCH_SEM_MESSAGES [200000]           messages per run of the semantics step
 #   BENCH_RSS_MESSAGES [10000000]         messages stored by the rss step (x ~1.2 KiB on disk)
 #   BENCH_RSS_JAVA [1]      also measure Java's RssAnon after the same number of messages
@@ -190,8 +191,8 @@ compare_brokers() {
 step_send() {
   start_namesrvs
   local flush q
-  for flush in ASYNC_FLUSH SYNC_FLUSH; do
-    for q in 1 8; do
+  for flush in ${BENCH_FLUSHES:-ASYNC_FLUSH SYNC_FLUSH}; do
+    for q in ${BENCH_QUEUES:-1 8}; do
       compare_brokers "send-$flush-q$q" "$flush" -t SkyBench -create-topic -q "$q" -s 1024 \
         -c "$CONNS" -w "$WINDOW" -kind async -d "$DURATION" -warmup "$WARMUP"
     done
