@@ -397,7 +397,7 @@ func TestConformance_Broker_AdminConfig(t *testing.T) {
 	if r := w.call(protocol.CodeUpdateBrokerConfig, nil, []byte("brokerPermission=4\n")); r.ResponseCode() != protocol.ResSuccess {
 		t.Fatalf("update: %v %q", r.ResponseCode(), r.Remark)
 	}
-	eventually(t, 5*time.Second, "the route with perm 4", func() bool { return routePerm() == 4 })
+	eventually(t, 15*time.Second, "the route with perm 4", func() bool { return routePerm() == 4 })
 	if p := properties(t, w.call(protocol.CodeGetBrokerConfig, nil, nil).Body); p["brokerPermission"] != "4" {
 		t.Errorf("brokerPermission reported %q", p["brokerPermission"])
 	}
@@ -406,7 +406,7 @@ func TestConformance_Broker_AdminConfig(t *testing.T) {
 		t.Errorf("persisted brokerPermission %q", p["brokerPermission"])
 	}
 	w.call(protocol.CodeUpdateBrokerConfig, nil, []byte("brokerPermission=6\n"))
-	eventually(t, 5*time.Second, "the route with perm 6 again", func() bool { return routePerm() == 6 })
+	eventually(t, 15*time.Second, "the route with perm 6 again", func() bool { return routePerm() == 6 })
 }
 
 func readAll(t *testing.T, path string) []byte {

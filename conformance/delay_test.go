@@ -133,7 +133,7 @@ func TestConformance_Delay_ExactlyOnceAcrossRestart(t *testing.T) {
 	}
 	send("early", 1) // delivered before the restart
 	send("late", 2)  // due after it
-	eventually(t, 5*time.Second, "the level-1 message delivered", func() bool { return storedCount(c, topic, 8) == 1 })
+	eventually(t, 15*time.Second, "the level-1 message delivered", func() bool { return storedCount(c, topic, 8) == 1 })
 	c.restartBroker()
 	eventually(t, 10*time.Second, "the level-2 message delivered", func() bool { return storedCount(c, topic, 8) == 2 })
 	time.Sleep(1500 * time.Millisecond) // a duplicate would show up by now
@@ -172,11 +172,11 @@ func TestConformance_Delay_GetAllDelayOffset(t *testing.T) {
 			t.Fatalf("send: %v %v", res, err)
 		}
 	}
-	eventually(t, 5*time.Second, "three deliveries", func() bool { return storedCount(c, topic, 8) == 3 })
+	eventually(t, 15*time.Second, "three deliveries", func() bool { return storedCount(c, topic, 8) == 3 })
 	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
 	defer cl.Close()
 	var body string
-	eventually(t, 3*time.Second, "the table to show both levels", func() bool {
+	eventually(t, 15*time.Second, "the table to show both levels", func() bool {
 		resp, err := cl.Invoke(context.Background(), c.broker.Addr(), protocol.NewRequest(protocol.CodeGetAllDelayOffset), 3*time.Second)
 		if err != nil || resp.Code != int32(protocol.ResSuccess) {
 			t.Fatalf("GET_ALL_DELAY_OFFSET: %v %v", resp, err)

@@ -91,7 +91,7 @@ func precreateRetryTopic(t *testing.T, c *cluster, group string) {
 		t.Fatalf("create %s: %d %s", topic, resp.Code, resp.Remark)
 	}
 	ns := newWire(t, c.nsAddr())
-	eventually(t, 5*time.Second, "the name server to route "+topic, func() bool {
+	eventually(t, 15*time.Second, "the name server to route "+topic, func() bool {
 		return ns.call(protocol.CodeGetRouteinfoByTopic, &protocol.GetRouteInfoRequestHeader{Topic: topic}, nil).Code == 0
 	})
 }
