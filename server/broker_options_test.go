@@ -230,6 +230,7 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"ReadOnly",                       // no Java property
 			"DisableFilePreAllocation",       // no Java property: Java always pre-allocates (AllocateMappedFileService)
 			"DisablePageWarming",             // no Java property: always-on ahead-of-write warming replaces warmMapedFileEnable
+			"DisableZeroFill",                // no Java property: SYNC_FLUSH zero-fills the next CommitLog file (store/zerofill.go)
 			"OffsetCheckInSlave", "OnArrive", // OnArrive is set by the broker
 			"Logger"},
 	}

@@ -65,6 +65,10 @@ type Config struct {
 	// position. Both are on by default (the zero value).
 	DisableFilePreAllocation bool
 	DisablePageWarming       bool
+	// DisableZeroFill turns off writing zeros over the pre-created CommitLog file under
+	// SYNC_FLUSH (zerofill.go); it is on by default with SYNC_FLUSH and never used with
+	// ASYNC_FLUSH.
+	DisableZeroFill bool
 
 	// Slave: the store refuses PutMessage with PutServiceNotAvailable, accepts
 	// AppendToCommitLog, and does not call OnArrive (Java: brokerRole SLAVE).

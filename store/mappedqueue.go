@@ -32,7 +32,11 @@ type mappedQueue struct {
 	spareBusy   bool        // a creation of the file at spareFrom is running
 	spareFrom   int64
 	spareWG     sync.WaitGroup
-	log         func(error)
+	// zeroFill writes the spare file's blocks before use (zerofill.go); hurry asks a
+	// running fill to stop because the file is wanted now.
+	zeroFill bool
+	hurry    atomic.Bool
+	log      func(error)
 }
 
 func newMappedQueue(dir string, fileSize int, prealloc func(*os.File, int64) error) *mappedQueue {
@@ -150,7 +154,8 @@ func (q *mappedQueue) takeSpare(from int64) *mappedFile {
 	busy := q.spareBusy && q.spareFrom == from
 	q.spareMu.Unlock()
 	if busy {
-		q.spareWG.Wait() // never create the same file twice: wait for the background one
+		q.hurry.Store(true) // a zero fill stops at its next chunk
+		q.spareWG.Wait()    // never create the same file twice: wait for the background one
 	}
 	q.spareMu.Lock()
 	defer q.spareMu.Unlock()
@@ -185,6 +190,7 @@ func (q *mappedQueue) prepareSpare(from int64) {
 	q.spare = nil
 	q.spareBusy = true
 	q.spareFrom = from
+	q.hurry.Store(false)
 	q.spareMu.Unlock()
 	if old != nil {
 		_ = old.destroy()
@@ -192,7 +198,16 @@ func (q *mappedQueue) prepareSpare(from int64) {
 	q.spareWG.Add(1)
 	go func() {
 		defer q.spareWG.Done()
-		mf, err := createMappedFile(q.dir, fileName(from), from, q.fileSize, q.prealloc)
+		prealloc := q.prealloc
+		if q.zeroFill {
+			prealloc = func(f *os.File, size int64) error {
+				if err := q.prealloc(f, size); err != nil {
+					return err
+				}
+				return zeroFill(f, size, q.hurry.Load)
+			}
+		}
+		mf, err := createMappedFile(q.dir, fileName(from), from, q.fileSize, prealloc)
 		q.spareMu.Lock()
 		q.spareBusy = false
 		if err == nil {
@@ -208,6 +223,7 @@ func (q *mappedQueue) prepareSpare(from int64) {
 // dropSpare waits for a background creation and removes the spare file (clean shutdown,
 // as Java deletes its pre-created file).
 func (q *mappedQueue) dropSpare() error {
+	q.hurry.Store(true)
 	q.spareWG.Wait()
 	q.spareMu.Lock()
 	mf := q.spare

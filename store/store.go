@@ -167,6 +167,7 @@ func (s *Store) load() error {
 	}
 	s.cl = newMappedQueue(s.cfg.CommitLogDir, int(s.clSize), s.cfg.fallocate)
 	s.cl.preAllocate = !s.cfg.DisableFilePreAllocation
+	s.cl.zeroFill = s.cfg.FlushDiskType == SyncFlush && !s.cfg.DisableZeroFill
 	s.cl.log = func(err error) { s.log.Warn().Err(err).Msg("pre-create next commitlog file") }
 	if err := s.cl.load(); err != nil {
 		return fmt.Errorf("store: load commitlog: %w", err)

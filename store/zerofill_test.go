@@ -1,0 +1,131 @@
+package store
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+func TestZeroFill_WholeFileAndEarlyStop(t *testing.T) {
+	const size = 2*zeroChunk + zeroChunk/2
+	ff := bytes.Repeat([]byte{0xff}, size)
+	for _, tc := range []struct {
+		name  string
+		stopA int // stop reports true from this call on
+		zeros int // bytes expected zero from the start
+	}{
+		{"whole", 1 << 30, size},
+		{"stops after the first chunk", 2, zeroChunk},
+		{"stopped before starting", 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(path, ff, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			calls := 0
+			if err := zeroFill(f, size, func() bool { calls++; return calls >= tc.stopA }); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != size {
+				t.Fatalf("size %d", len(got))
+			}
+			if !bytes.Equal(got[:tc.zeros], make([]byte, tc.zeros)) {
+				t.Fatal("the filled part is not all zeros")
+			}
+			if !bytes.Equal(got[tc.zeros:], ff[tc.zeros:]) {
+				t.Fatal("bytes past where the fill stopped were changed")
+			}
+		})
+	}
+}
+
+// unwrittenExtents reports how many of path's extents are allocated but unwritten
+// (FIEMAP), and false when the filesystem cannot tell.
+func unwrittenExtents(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	const (
+		fsIocFiemap        = 0xC020660B
+		fiemapFlagSync     = 0x1
+		fiemapExtUnwritten = 0x800
+		maxExtents         = 512
+		extentSize         = 56
+		headerSize         = 32
+	)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, headerSize+maxExtents*extentSize)
+	*(*uint64)(unsafe.Pointer(&buf[0])) = 0               // fm_start
+	*(*uint64)(unsafe.Pointer(&buf[8])) = ^uint64(0)      // fm_length
+	*(*uint32)(unsafe.Pointer(&buf[16])) = fiemapFlagSync // fm_flags
+	*(*uint32)(unsafe.Pointer(&buf[24])) = maxExtents     // fm_extent_count
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
+		return 0, false
+	}
+	n := int(*(*uint32)(unsafe.Pointer(&buf[20])))
+	unwritten := 0
+	for i := range min(n, maxExtents) {
+		off := headerSize + i*extentSize
+		if *(*uint32)(unsafe.Pointer(&buf[off+40]))&fiemapExtUnwritten != 0 {
+			unwritten++
+		}
+	}
+	return unwritten, true
+}
+
+// Under SYNC_FLUSH the pre-created next CommitLog file is written through before use, so a
+// flush never has to convert its extents; under ASYNC_FLUSH it is left as fallocate made it.
+func TestStore_SpareCommitLog_ZeroFilledUnderSyncFlush(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		flush     FlushDiskType
+		unwritten bool
+	}{
+		{"SYNC_FLUSH", SyncFlush, false},
+		{"ASYNC_FLUSH", AsyncFlush, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testConfig(t)
+			c.MappedFileSizeCommitLog = 16 << 20 // several fill chunks
+			c.FlushDiskType = tc.flush
+			s := openStore(t, c)
+			defer s.Close()
+			mustPut(t, s, testMessage("ZeroFillTopic", 0, "body", ""))
+			var spare *mappedFile
+			eventually(t, 30*time.Second, "the next file pre-created", func() bool { spare = s.cl.spareFile(); return spare != nil })
+			n, ok := unwrittenExtents(t, spare.path)
+			if !ok {
+				t.Skip("this filesystem does not answer FIEMAP")
+			}
+			if tc.unwritten && n == 0 {
+				t.Skip("this filesystem does not report fallocated extents as unwritten")
+			}
+			if got := n > 0; got != tc.unwritten {
+				t.Fatalf("%s: %d unwritten extents in the spare file", tc.name, n)
+			}
+			b, err := os.ReadFile(spare.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b, make([]byte, len(b))) {
+				t.Fatal("the spare file is not all zeros")
+			}
+		})
+	}
+}
