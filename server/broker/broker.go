@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -40,10 +41,12 @@ type Broker struct {
 	stats       brokerStats
 	admin       adminState // admin_config.go: live configuration, runtime-updated settings
 
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	regMu    sync.Mutex // serializes registrations (Java: synchronized registerBrokerAll)
-	shutOnce sync.Once
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	regMu sync.Mutex // serializes registrations (Java: synchronized registerBrokerAll)
+	// nsAnswered: the last registration was answered by a name server (registration.go).
+	nsAnswered atomic.Bool
+	shutOnce   sync.Once
 }
 
 // New opens the store and loads the broker's config files; Start serves.

@@ -34,11 +34,20 @@ func (b *Broker) registerAll(checkOrderConfig bool) {
 // UPDATE_AND_CREATE_TOPIC). The send or admin request that created the topic is answered
 // after this, so a client that asks the name server for the route next finds it (the Go
 // client's push consumer refuses to start on a topic without a route).
+//
+// Sends and heartbeats run on the event loop: while no name server answered the last
+// registration, the new topic is registered in the background and nothing waits, so an
+// unreachable name server stalls a loop once at most, not once per new topic (Java blocks
+// its send thread every time).
 func (b *Broker) registerTopic(tc protocol.TopicConfig) {
 	if len(b.opts.NamesrvAddrs) == 0 {
 		return
 	}
 	w := protocol.TopicConfigSerializeWrapper{DataVersion: b.topics.DataVersion(), TopicConfigTable: map[string]protocol.TopicConfig{tc.TopicName: tc}}
+	if !b.nsAnswered.Load() {
+		go b.register(w, false)
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -102,13 +111,17 @@ func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConf
 		}(i, ns)
 	}
 	wg.Wait()
+	answered := false
 	for _, r := range results {
 		if r == nil {
 			continue
 		}
-		b.onRegistered(r, checkOrderConfig)
-		break
+		if !answered {
+			b.onRegistered(r, checkOrderConfig)
+		}
+		answered = true
 	}
+	b.nsAnswered.Store(answered)
 }
 
 // onRegistered applies the first successful registration response.

@@ -74,3 +74,59 @@ func TestAutoCreatedTopic_SendAnsweredAfterRegistration(t *testing.T) {
 		t.Fatal("the send was answered before the name server had the auto-created topic")
 	}
 }
+
+// While no name server answers the broker's registrations, a send that auto-creates a
+// topic does not wait for one: the new topic is registered in the background.
+func TestAutoCreatedTopic_UnansweredNamesrv_SendNotHeld(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := ln.Addr().String()
+	ln.Close()
+	release := make(chan struct{})
+	var registers atomic.Int32
+	pool := &remoting.Pool{Name: "mute-namesrv", Workers: 4}
+	rs := remoting.NewServer(remoting.Options{Listeners: []remoting.Listener{{Addr: ns}}, Logger: zerolog.Nop()},
+		[]remoting.Route{
+			{Code: protocol.CodeRegisterBroker, Pool: pool, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+				if registers.Add(1) == 1 {
+					return protocol.NewResponse(req, protocol.ResSystemError, "refused"), nil
+				}
+				<-release // later registrations are never answered while the test runs
+				return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+			}},
+			{Code: protocol.CodeUnregisterBroker, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+				return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+			}},
+		})
+	if err := rs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = rs.Shutdown(ctx)
+		pool.Stop()
+	})
+	t.Cleanup(func() { close(release) }) // runs before the server's shutdown, after the broker's
+	b := newTestBroker(t, func(o *Options) {
+		o.NamesrvAddrs = []string{ns}
+		o.RegisterBrokerTimeout = time.Minute // a send held for it would time out below
+	})
+	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: "AutoMuteTopic", DefaultTopic: TopicAutoCreate,
+		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli()}
+	req := protocol.NewRequest(protocol.CodeSendMessage)
+	h.Encode(&req.Ext)
+	req.Body = []byte("first")
+	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
+	defer cl.Close()
+	resp, err := cl.Invoke(context.Background(), b.ListenAddrs()[0], req, 10*time.Second)
+	if err != nil {
+		t.Fatalf("the send was held: %v", err)
+	}
+	if resp.Code != int32(protocol.ResSuccess) {
+		t.Fatalf("code %d remark %q", resp.Code, resp.Remark)
+	}
+	waitFor(t, 10*time.Second, "the new topic's registration sent in the background", func() bool { return registers.Load() >= 2 })
+}
