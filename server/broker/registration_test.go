@@ -14,29 +14,21 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
-// slowNamesrv answers REGISTER_BROKER after delay and records whether a registration
-// carrying topic has been answered.
-func slowNamesrv(t *testing.T, delay time.Duration, topic string) (addr string, answered *atomic.Bool) {
+// fakeNamesrv serves routes on a free loopback port, pooled ones on a pool of 4, until the
+// test ends; it returns the address.
+func fakeNamesrv(t *testing.T, routes ...remoting.Route) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr = ln.Addr().String()
+	addr := ln.Addr().String()
 	ln.Close()
-	answered = new(atomic.Bool)
-	pool := &remoting.Pool{Name: "slow-namesrv", Workers: 2}
-	rs := remoting.NewServer(remoting.Options{Listeners: []remoting.Listener{{Addr: addr}}, Logger: zerolog.Nop()},
-		[]remoting.Route{{Code: protocol.CodeRegisterBroker, Pool: pool, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
-			time.Sleep(delay)
-			resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-			if bytes.Contains(req.Body, []byte(topic)) {
-				// Marked before the answer is written, as a name server's table is
-				// updated before it answers.
-				answered.Store(true)
-			}
-			return resp, nil
-		}}})
+	pool := &remoting.Pool{Name: "fake-namesrv", Workers: 4}
+	for i := range routes {
+		routes[i].Pool = pool
+	}
+	rs := remoting.NewServer(remoting.Options{Listeners: []remoting.Listener{{Addr: addr}}, Logger: zerolog.Nop()}, routes)
 	if err := rs.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,16 +38,13 @@ func slowNamesrv(t *testing.T, delay time.Duration, topic string) (addr string, 
 		_ = rs.Shutdown(ctx)
 		pool.Stop()
 	})
-	return addr, answered
+	return addr
 }
 
-// A send that auto-creates its topic is answered only after the name servers have taken
-// the new topic (Java registers from the send thread): the CI once saw the Go client's
-// push consumer, started right after such sends, find no route.
-func TestAutoCreatedTopic_SendAnsweredAfterRegistration(t *testing.T) {
-	const topic = "AutoRegTopic"
-	ns, answered := slowNamesrv(t, 150*time.Millisecond, topic)
-	b := newTestBroker(t, func(o *Options) { o.NamesrvAddrs = []string{ns} })
+// sendToNewTopic sends one message to topic through TBW102 and returns the answer, or the
+// error after timeout.
+func sendToNewTopic(t *testing.T, b *Broker, topic string, timeout time.Duration) (*protocol.Command, error) {
+	t.Helper()
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: topic, DefaultTopic: TopicAutoCreate,
 		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli()}
 	req := protocol.NewRequest(protocol.CodeSendMessage)
@@ -63,7 +52,26 @@ func TestAutoCreatedTopic_SendAnsweredAfterRegistration(t *testing.T) {
 	req.Body = []byte("first")
 	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
 	defer cl.Close()
-	resp, err := cl.Invoke(context.Background(), b.ListenAddrs()[0], req, 5*time.Second)
+	return cl.Invoke(context.Background(), b.ListenAddrs()[0], req, timeout)
+}
+
+// A send that auto-creates its topic is answered only after the name servers have taken
+// the new topic (Java registers from the send thread): the CI once saw the Go client's
+// push consumer, started right after such sends, find no route.
+func TestAutoCreatedTopic_SendAnsweredAfterRegistration(t *testing.T) {
+	const topic = "AutoRegTopic"
+	var answered atomic.Bool
+	ns := fakeNamesrv(t, remoting.Route{Code: protocol.CodeRegisterBroker, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+		time.Sleep(150 * time.Millisecond)
+		if bytes.Contains(req.Body, []byte(topic)) {
+			// Marked before the answer is written, as a name server's table is updated
+			// before it answers.
+			answered.Store(true)
+		}
+		return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+	}})
+	b := newTestBroker(t, func(o *Options) { o.NamesrvAddrs = []string{ns} })
+	resp, err := sendToNewTopic(t, b, topic, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,50 +86,25 @@ func TestAutoCreatedTopic_SendAnsweredAfterRegistration(t *testing.T) {
 // While no name server answers the broker's registrations, a send that auto-creates a
 // topic does not wait for one: the new topic is registered in the background.
 func TestAutoCreatedTopic_UnansweredNamesrv_SendNotHeld(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := ln.Addr().String()
-	ln.Close()
 	release := make(chan struct{})
 	var registers atomic.Int32
-	pool := &remoting.Pool{Name: "mute-namesrv", Workers: 4}
-	rs := remoting.NewServer(remoting.Options{Listeners: []remoting.Listener{{Addr: ns}}, Logger: zerolog.Nop()},
-		[]remoting.Route{
-			{Code: protocol.CodeRegisterBroker, Pool: pool, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
-				if registers.Add(1) == 1 {
-					return protocol.NewResponse(req, protocol.ResSystemError, "refused"), nil
-				}
-				<-release // later registrations are never answered while the test runs
-				return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
-			}},
-			{Code: protocol.CodeUnregisterBroker, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
-				return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
-			}},
-		})
-	if err := rs.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = rs.Shutdown(ctx)
-		pool.Stop()
-	})
+	ns := fakeNamesrv(t,
+		remoting.Route{Code: protocol.CodeRegisterBroker, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+			if registers.Add(1) == 1 {
+				return protocol.NewResponse(req, protocol.ResSystemError, "refused"), nil
+			}
+			<-release // later registrations are never answered while the test runs
+			return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+		}},
+		remoting.Route{Code: protocol.CodeUnregisterBroker, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+			return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+		}})
 	t.Cleanup(func() { close(release) }) // runs before the server's shutdown, after the broker's
 	b := newTestBroker(t, func(o *Options) {
 		o.NamesrvAddrs = []string{ns}
 		o.RegisterBrokerTimeout = time.Minute // a send held for it would time out below
 	})
-	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: "AutoMuteTopic", DefaultTopic: TopicAutoCreate,
-		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli()}
-	req := protocol.NewRequest(protocol.CodeSendMessage)
-	h.Encode(&req.Ext)
-	req.Body = []byte("first")
-	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
-	defer cl.Close()
-	resp, err := cl.Invoke(context.Background(), b.ListenAddrs()[0], req, 10*time.Second)
+	resp, err := sendToNewTopic(t, b, "AutoMuteTopic", 10*time.Second)
 	if err != nil {
 		t.Fatalf("the send was held: %v", err)
 	}
