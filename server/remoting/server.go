@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	gerrors "github.com/panjf2000/gnet/v2/pkg/errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -103,7 +104,7 @@ func (s *Server) Start() error {
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithReuseAddr(true),
 		gnet.WithReadBufferCap(64 << 10),
-		gnet.WithLogger(gnetLogger{s.log}),
+		gnet.WithLogger(gnetLogger{s.log, &s.stopping}),
 		gnet.WithTCPKeepAlive(0),
 	}
 	if s.opts.EventLoops > 0 {
@@ -167,6 +168,27 @@ func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 	}
 	s.boot <- nil
 	return gnet.None
+}
+
+// stopAccepting shuts the listening sockets down before the engine stops. gnet closes its
+// listeners only after every event loop has exited, and its acceptor goes on accepting
+// until then: a client that redialled at that moment (clients redial as soon as their
+// connection closes) got a connection handed to an exited loop, never served nor closed,
+// and waited on it for good — the Go push consumer across a broker restart, 1 run in 4.
+// shutdown(2) on a duplicate acts on the socket itself: connection attempts are refused
+// from here on, so the client redials until the next server listens. (The acceptor may
+// then log one failed accept; the engine stops either way.)
+func (s *Server) stopAccepting() {
+	for _, l := range s.opts.Listeners {
+		fd, err := s.eng.DupListener("tcp", l.Addr)
+		if err != nil {
+			continue
+		}
+		if err := syscall.Shutdown(fd, syscall.SHUT_RD); err != nil {
+			s.log.Debug().Err(err).Str("listener", l.Addr).Msg("shutdown of the listening socket")
+		}
+		syscall.Close(fd)
+	}
 }
 
 // OnOpen registers the connection.
@@ -383,7 +405,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-drained:
 	case <-ctx.Done():
 	}
-	if err := s.eng.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	s.stopAccepting()
+	if err := s.eng.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, gerrors.ErrEngineInShutdown) {
 		return fmt.Errorf("remoting: stop: %w", err)
 	}
 	select {
@@ -394,11 +417,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return nil
 }
 
-// gnetLogger routes gnet's own logs into zerolog.
-type gnetLogger struct{ l zerolog.Logger }
+// gnetLogger routes gnet's own logs into zerolog. Once the server is stopping, gnet's
+// errors are the failed accept on the listening socket that stopAccepting shut down and
+// the engine stopping because of it: expected, so logged at debug level.
+type gnetLogger struct {
+	l        zerolog.Logger
+	stopping *atomic.Bool
+}
 
 func (g gnetLogger) Debugf(f string, a ...any) { g.l.Debug().Msgf(f, a...) }
 func (g gnetLogger) Infof(f string, a ...any)  { g.l.Debug().Msgf(f, a...) }
 func (g gnetLogger) Warnf(f string, a ...any)  { g.l.Warn().Msgf(f, a...) }
-func (g gnetLogger) Errorf(f string, a ...any) { g.l.Error().Msgf(f, a...) }
+func (g gnetLogger) Errorf(f string, a ...any) {
+	if g.stopping.Load() {
+		g.l.Debug().Msgf(f, a...)
+		return
+	}
+	g.l.Error().Msgf(f, a...)
+}
 func (g gnetLogger) Fatalf(f string, a ...any) { g.l.Fatal().Msgf(f, a...) }
