@@ -44,7 +44,9 @@ func (s *Store) DispatchBehindBytes() int64 { return s.cl.maxOffset() - s.reputF
 
 // doReput dispatches everything between reputFrom and the CommitLog end (Java:
 // ReputMessageService#doReput). An incomplete record at the end (a slave receives
-// records in arbitrary chunks) waits for more data. A corrupt record skips the rest of
+// records in arbitrary chunks) waits for more data. A record that does not decode but
+// whose size is known is skipped alone (Java: "[BUG]read total count not equals msg
+// total size" and reputFromOffset += size); one whose size is unusable skips the rest of
 // its file's data on a master, as Java does, and stops dispatch on a slave.
 func (s *Store) doReput() {
 	for {
@@ -86,13 +88,18 @@ func (s *Store) dispatchBuffer(buf []byte, from int64, mf *mappedFile) (next int
 			return from + int64(pos), true // incomplete: wait for the rest
 		}
 		r, err := message.DecodeRecord(buf[pos:])
-		if err == nil && (r.PhysicalOffset != from+int64(pos) || !validTopic(r.Topic)) {
-			err = fmt.Errorf("record at %d claims offset %d, topic %q", from+int64(pos), r.PhysicalOffset, r.Topic)
+		if err == nil && r.PhysicalOffset != from+int64(pos) {
+			err = fmt.Errorf("record at %d claims offset %d", from+int64(pos), r.PhysicalOffset)
 		}
 		if err != nil {
 			if s.cfg.Slave {
 				s.log.Error().Err(err).Int64("offset", from+int64(pos)).Msg("dispatch: bad record, waiting")
 				return from + int64(pos), true
+			}
+			if magic == message.MagicMessage && size > 0 {
+				s.log.Error().Err(err).Int64("offset", from+int64(pos)).Int32("size", size).Msg("[BUG] dispatch: bad record, skipping it")
+				pos += int(size)
+				continue
 			}
 			s.log.Error().Err(err).Int64("offset", from+int64(pos)).Msg("[BUG] dispatch: bad record, skipping the rest of the file's data")
 			return from + int64(len(buf)), false
@@ -118,6 +125,14 @@ func (s *Store) dispatchBuffer(buf []byte, from int64, mf *mappedFile) (next int
 // CommitLogDispatcherBuildConsumeQueue, CommitLogDispatcherBuildIndex, arriving).
 func (s *Store) dispatchRecord(r *message.Record, doCQ, doIndex, notify bool) error {
 	tran := r.TransactionType()
+	if doCQ && !validTopic(r.Topic) {
+		// Puts refuse such topics; older stores and a Java master's stream may hold them.
+		// The record stays in the CommitLog (and its keys in the index); it gets no
+		// ConsumeQueue, since its topic cannot name a directory inside the store.
+		s.log.Warn().Int64("offset", r.PhysicalOffset).Bytes("topic", r.Topic).
+			Msg("dispatch: topic cannot name a consume queue, record kept in the commitlog only")
+		doCQ = false
+	}
 	if doCQ && (tran == message.TransactionNotType || tran == message.TransactionCommit) {
 		tagsCode := s.tagsCode(r)
 		cq, err := s.consumeQueueFor(r.Topic, r.QueueID)

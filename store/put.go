@@ -58,6 +58,9 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 	if st, err := s.checkStoreStatus(); st != PutOK {
 		return s.failPut(st, err)
 	}
+	if !validTopic(m.Topic) {
+		return s.failPut(PutMessageIllegal, fmt.Errorf("%w: topic %q cannot name a consume queue", ErrMessageIllegal, m.Topic))
+	}
 	if err := message.Validate(m); err != nil {
 		// Java checks the properties' UTF-16 length first (MESSAGE_ILLEGAL), then their
 		// UTF-8 length in the encoder (PROPERTIES_SIZE_EXCEEDED).
@@ -153,8 +156,8 @@ func (s *Store) PutMessages(m *message.Message, batch []byte) (PutResult, error)
 	if st, err := s.checkStoreStatus(); st != PutOK {
 		return s.failPut(st, err)
 	}
-	if len(m.Topic) > 127 {
-		return s.failPut(PutMessageIllegal, fmt.Errorf("%w: topic length %d", ErrMessageIllegal, len(m.Topic)))
+	if len(m.Topic) > 127 || !validTopic(m.Topic) {
+		return s.failPut(PutMessageIllegal, fmt.Errorf("%w: topic %q", ErrMessageIllegal, m.Topic))
 	}
 	if len(batch) > s.cfg.MaxMessageSize {
 		return s.failPut(PutMessageIllegal, fmt.Errorf("%w: batch body %d bytes", ErrMessageIllegal, len(batch)))

@@ -83,6 +83,16 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 	if s.index != nil {
 		indexFrom = clMin
 		if last := s.index.last(); last != nil {
+			// The index names the last record it indexed. After a cut (here, or in an
+			// earlier run whose cut left the index ahead) that offset is past the end or
+			// inside a newer record: move it back so the index takes up the records now
+			// stored there instead of skipping them.
+			if e := last.endPhy.Load(); e >= end || s.recordBoundary(e) != e {
+				b := min(s.recordBoundary(min(e, end)), end) - 1
+				s.log.Warn().Int64("indexEnd", e).Int64("commitlogEnd", end).Int64("reindexFrom", b+1).
+					Msg("index ahead of the commitlog or off a record boundary: indexing again from a record boundary")
+				last.setHeader64(24, &last.endPhy, b)
+			}
 			indexFrom = max(last.endPhy.Load(), clMin)
 		}
 		if indexRebuildFrom >= 0 {
@@ -116,10 +126,13 @@ func (s *Store) abnormalStartFile(files []*mappedFile) int {
 
 // checkRecord validates the record at b, stored at offset at: its size when valid, 0
 // for an end-of-file blank, -1 when torn or corrupt (Java:
-// CommitLog#checkMessageAndReturnSize). Beyond Java's checks (magic, field sizes, body
-// CRC) the record must say it is stored where it is, and its topic must be made of the
-// characters a topic may have: a torn write that zeroed those fields is caught here
-// instead of being dispatched to a wrong place.
+// CommitLog#checkMessageAndReturnSize). The checks are structural only: magic, field
+// sizes that add up to TOTALSIZE, the body CRC, and (beyond Java) that the record says
+// it is stored where it is, which catches a torn write that zeroed its header. A
+// record's topic is never judged by name rules here: a sound record whose topic a newer
+// check would refuse (say a %DLQ% topic of a group with '/', written by an older version
+// or replicated from a Java master) is valid, and cutting the log at it would destroy
+// every record after it.
 func checkRecord(b []byte, at int64, checkCRC bool) (int, *message.Record) {
 	r, err := message.DecodeRecord(b)
 	switch {
@@ -127,7 +140,7 @@ func checkRecord(b []byte, at int64, checkCRC bool) (int, *message.Record) {
 		return 0, nil
 	case err != nil:
 		return -1, nil
-	case r.PhysicalOffset != at || !validTopic(r.Topic):
+	case r.PhysicalOffset != at:
 		return -1, nil
 	case checkCRC && !r.CRCValid():
 		return -1, nil
@@ -135,16 +148,18 @@ func checkRecord(b []byte, at int64, checkCRC bool) (int, *message.Record) {
 	return int(r.StoreSize), &r
 }
 
-// validTopic reports whether a stored topic can be real: non-empty, no control
-// characters, spaces or '/', not "." or "..". Java's validator
-// (^[%|a-zA-Z0-9_-]+$) is stricter but not applied to every system topic; this is
-// enough to catch zeroed bytes and to keep a topic a single directory name.
-func validTopic(t []byte) bool {
+// validTopic reports whether a stored topic can name a ConsumeQueue directory:
+// non-empty, no control characters, spaces or '/', not "." or "..". Java's validator
+// (^[%|a-zA-Z0-9_-]+$) is stricter but not applied to every system topic. Puts refuse
+// other topics; dispatch gives a record of such a topic (older stores, a Java master's
+// stream) no ConsumeQueue unit and goes on with the next record.
+func validTopic[T string | []byte](t T) bool {
 	if len(t) == 0 || string(t) == "." || string(t) == ".." {
 		return false
 	}
-	for _, c := range t {
-		if c <= ' ' || c == '/' || c == 0x7F {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c <= ' ' || c == '/' || c == '\\' || c == 0x7F {
 			return false
 		}
 	}
@@ -178,23 +193,29 @@ func (s *Store) scanCommitLog(files []*mappedFile, start int) (int64, error) {
 
 // replay dispatches the records in [from, CommitLog end): to the ConsumeQueues at or
 // after cqFrom and to the index at or after indexFrom. Both skip what they already have.
+// The walk starts at the record boundary at or before from (an index written before an
+// earlier truncation can name an offset inside a record). A record that fails the check
+// can only lie before the recovery scan (which cut the log at the first bad one): it is
+// logged and the rest of its file skipped, never a reason to refuse to start.
 func (s *Store) replay(from, cqFrom, indexFrom int64) error {
 	end := s.cl.maxOffset()
-	for off := from; off < end; {
+	for off := s.recordBoundary(from); off < end; {
 		buf, mf := s.cl.sliceToEnd(off, false)
 		if mf == nil {
 			return nil
 		}
-		pos, blank := 0, false
+		pos, skip := 0, false
 		for pos < len(buf) {
 			size, r := checkRecord(buf[pos:], off+int64(pos), false)
 			if size == 0 {
-				blank = true
+				skip = true
 				break
 			}
 			if size < 0 {
-				mf.release()
-				return fmt.Errorf("store: replay: bad record at %d", off+int64(pos))
+				s.log.Error().Int64("offset", off+int64(pos)).Str("file", mf.path).
+					Msg("replay: bad record before the recovered range, skipping the rest of its file")
+				skip = true
+				break
 			}
 			if err := s.dispatchRecord(r, r.PhysicalOffset >= cqFrom, r.PhysicalOffset >= indexFrom, false); err != nil {
 				mf.release()
@@ -204,13 +225,38 @@ func (s *Store) replay(from, cqFrom, indexFrom int64) error {
 		}
 		fileEnd := mf.from + int64(mf.size)
 		mf.release()
-		if blank {
+		if skip {
 			off = fileEnd
 		} else {
 			off += int64(pos)
 		}
 	}
 	return nil
+}
+
+// recordBoundary returns off when a record (or the end-of-file blank) starts there,
+// else the start of the record that holds off, found by walking its file from the
+// beginning (files always start with a record).
+func (s *Store) recordBoundary(off int64) int64 {
+	buf, mf := s.cl.sliceToEnd(off, false)
+	if mf == nil {
+		return off
+	}
+	defer mf.release()
+	if size, _ := checkRecord(buf, off, false); size >= 0 || off == mf.from {
+		return off
+	}
+	data := mf.data[:off-mf.from+int64(len(buf))]
+	pos := 0
+	for {
+		size, _ := checkRecord(data[pos:], mf.from+int64(pos), false)
+		if size <= 0 || mf.from+int64(pos+size) > off {
+			s.log.Warn().Int64("offset", off).Int64("boundary", mf.from+int64(pos)).
+				Msg("replay: start offset is inside a record, starting at the record boundary before it")
+			return mf.from + int64(pos)
+		}
+		pos += size
+	}
 }
 
 // recoverTopicQueueTable rebuilds the next logical offset of every queue from the
