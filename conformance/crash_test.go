@@ -23,6 +23,8 @@ import (
 
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
+
+	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
 func TestCrash_BrokerStoppedMidStream(t *testing.T) {
@@ -150,8 +152,35 @@ func crashScenario(t *testing.T, bin, flushDiskType string, sig syscall.Signal) 
 			}
 		}()
 	}
+	// A hostile client interleaves CONSUMER_SEND_MSG_BACK requests whose groups would
+	// name %DLQ%/%RETRY% topics with '/' or ".." with the stream (the critical issue: each
+	// such record used to cut the CommitLog on restart); every one must be refused.
+	var hostile, hostileAccepted atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w := newWire(t, fmt.Sprintf("127.0.0.1:%d", brPort))
+		groups := []string{"adv/boot", "../../x", "a/../../y"}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			req := protocol.NewRequest(protocol.CodeConsumerSendMsgBack)
+			(&protocol.ConsumerSendMsgBackRequestHeader{Offset: 0, Group: groups[i%len(groups)], DelayLevel: int32(i%3 - 1), OriginTopic: topic}).Encode(&req.Ext)
+			r, err := w.cl.Invoke(context.Background(), w.addr, req, 3*time.Second)
+			if err != nil {
+				continue // the broker is being stopped
+			}
+			hostile.Add(1)
+			if r.ResponseCode() == protocol.ResSuccess {
+				hostileAccepted.Add(1)
+			}
+		}
+	}()
 	eventually(t, 60*time.Second, fmt.Sprintf("%d acknowledged sends", minAcked), func() bool {
-		return len(ok.snapshot()) >= minAcked
+		return len(ok.snapshot()) >= minAcked && hostile.Load() >= 20
 	})
 
 	// Stop the broker while the senders are still sending.
@@ -204,8 +233,11 @@ func crashScenario(t *testing.T, bin, flushDiskType string, sig syscall.Signal) 
 	stopConsumer()
 	distinct, total := got.count()
 	files, _ := os.ReadDir(filepath.Join(store, "commitlog"))
-	t.Logf("%s, stop by %v: %d sends attempted, %d acknowledged (%d before the stop), %d failed; consumed %d distinct, %d deliveries; %d CommitLog files",
-		flushDiskType, sig, attempts.Load(), len(acked), ackedAtStop, failures.Load(), distinct, total, len(files))
+	t.Logf("%s, stop by %v: %d sends attempted, %d acknowledged (%d before the stop), %d failed; %d hostile send-backs answered, %d accepted; consumed %d distinct, %d deliveries; %d CommitLog files",
+		flushDiskType, sig, attempts.Load(), len(acked), ackedAtStop, failures.Load(), hostile.Load(), hostileAccepted.Load(), distinct, total, len(files))
+	if hostileAccepted.Load() > 0 {
+		t.Errorf("%d send-backs with a hostile group were accepted", hostileAccepted.Load())
+	}
 	if len(files) < 2 {
 		t.Errorf("the stream stayed in %d CommitLog file(s): the test no longer crosses file boundaries", len(files))
 	}

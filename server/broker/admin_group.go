@@ -45,6 +45,9 @@ func (b *Broker) updateAndCreateSubscriptionGroup(ctx *remoting.Context, req *pr
 		if err := decodeFastJSON(req.Body, &c); err != nil {
 			return nil, protocol.Errorf(protocol.ResSystemError, "decode SubscriptionGroupConfig: %v", err)
 		}
+		if pe := validateGroup(c.GroupName); pe != nil {
+			return nil, pe
+		}
 		b.subs.Update(c)
 	}
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil

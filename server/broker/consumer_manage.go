@@ -58,6 +58,9 @@ func (b *Broker) updateConsumerOffset(_ *remoting.Context, req *protocol.Command
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
+	if pe := validateGroup(h.ConsumerGroup); pe != nil {
+		return nil, pe // offsets are stored under topic@group
+	}
 	b.offsets.Commit(h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }

@@ -16,6 +16,11 @@ func (b *Broker) heartBeat(ctx *remoting.Context, req *protocol.Command) (*proto
 	if err := protocol.UnmarshalBody(req.Body, &hb); err != nil {
 		return nil, protocol.Errorf(protocol.ResSystemError, "%v", err)
 	}
+	for i := range hb.ConsumerDataSet {
+		if pe := validateGroup(hb.ConsumerDataSet[i].GroupName); pe != nil {
+			return nil, pe // before anything of the heartbeat is registered
+		}
+	}
 	ch := ClientChannel{Conn: ctx.Conn, ClientID: hb.ClientID, Language: req.Language, Version: req.Version}
 	for i := range hb.ConsumerDataSet {
 		data := &hb.ConsumerDataSet[i]

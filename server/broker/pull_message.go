@@ -39,6 +39,9 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
+	if pe := validateGroup(h.ConsumerGroup); pe != nil {
+		return nil, pe // the group would be auto-created and its offsets committed
+	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
 	if !protocol.IsReadable(b.brokerPermission()) {
 		return fail(resp, protocol.ResNoPermission, fmt.Sprintf("the broker[%s] pulling message is forbidden", b.opts.BrokerIP1)), nil

@@ -37,6 +37,12 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
+	if pe := validateGroup(h.Group); pe != nil {
+		return nil, pe
+	}
+	if pe := validateTopic(RetryTopic(h.Group)); pe != nil {
+		return nil, pe // a group of 121-255 characters: its %RETRY% topic cannot be stored
+	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
 	sg, ok := b.subs.Find(h.Group)
 	if !ok {

@@ -74,7 +74,7 @@ func (m *SubscriptionManager) Find(group string) (protocol.SubscriptionGroupConf
 	if ok {
 		return *c, true
 	}
-	if !m.autoCreate && !strings.HasPrefix(group, sysConsumerGroupPrefix) {
+	if !m.autoCreate && !strings.HasPrefix(group, sysConsumerGroupPrefix) || validateGroup(group) != nil {
 		return protocol.SubscriptionGroupConfig{}, false
 	}
 	m.mu.Lock()

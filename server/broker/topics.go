@@ -70,6 +70,25 @@ func validateTopic(topic string) *protocol.Error {
 	return nil
 }
 
+// groupMaxLength is the client's Validators.CHARACTER_MAX_LENGTH for group names.
+const groupMaxLength = 255
+
+// validateGroup refuses a consumer group name that Java's client would refuse
+// (Validators#checkGroup, with its texts). Java's broker takes any name, and a group
+// such as "adv/boot" or "../../x" becomes %RETRY%/%DLQ% topics and ConsumeQueue paths;
+// Skyrocket checks every request that creates a group or its topics (UNSUPPORTED.md).
+func validateGroup(group string) *protocol.Error {
+	switch {
+	case isBlank(group):
+		return protocol.Errorf(protocol.ResSystemError, "the specified group is blank")
+	case len(group) > groupMaxLength:
+		return protocol.Errorf(protocol.ResSystemError, "the specified group is longer than group max length 255.")
+	case topicOrGroupIllegal(group):
+		return protocol.Errorf(protocol.ResSystemError, "the specified group[%s] contains illegal characters, allowing only ^[%%|a-zA-Z0-9_-]+$", group)
+	}
+	return nil
+}
+
 func isBlank(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
@@ -313,6 +332,12 @@ func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQu
 func (m *TopicManager) CreateIfAbsent(topic string, queueNums, perm, sysFlag int32) protocol.TopicConfig {
 	if tc, ok := m.Get(topic); ok {
 		return tc
+	}
+	if pe := validateTopic(topic); pe != nil {
+		// Callers validate the names they take from requests; this keeps a name that
+		// would become a bad path or record out of the table whatever the caller.
+		m.log.Error().Str("topic", topic).Str("reason", pe.Remark).Msg("refusing to create a topic")
+		return protocol.TopicConfig{TopicName: topic}
 	}
 	m.mu.Lock()
 	if tc, ok := (*m.table.Load())[topic]; ok {
