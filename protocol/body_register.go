@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // TopicConfigSerializeWrapper is a broker's topic table with its data version (the body
@@ -79,7 +78,19 @@ func (b *RegisterBrokerBody) EncodeCompressed() ([]byte, error) {
 // ErrBadRegisterBody is returned when a REGISTER_BROKER body cannot be decoded.
 var ErrBadRegisterBody = errors.New("protocol: bad RegisterBrokerBody")
 
-// DecodeRegisterBrokerBody decodes either form of the body.
+// Block limits of the compressed form; a larger length is refused before anything is read.
+const (
+	maxRegisterEntryLen   = 4 << 10 // one "name read write perm FILTERTYPE" (names are ≤ 127 bytes)
+	maxRegisterVersionLen = 64 << 10
+	maxRegisterFilterLen  = 1 << 20
+)
+
+// DecodeRegisterBrokerBody decodes either form of the body. The compressed form is read as
+// a stream, as Java's RegisterBrokerBody#decode does: nothing is sized by the announced
+// topic count, the inflated bytes are bounded by MaxRegisterInflated and the count by
+// MaxRegisterTopics, and the first malformed entry refuses the body (Java: TopicConfig#decode
+// leaves a null name, which ConcurrentHashMap#put refuses; parseInt and
+// TopicFilterType#valueOf throw).
 func DecodeRegisterBrokerBody(data []byte, compressed bool) (*RegisterBrokerBody, error) {
 	b := &RegisterBrokerBody{}
 	if !compressed {
@@ -93,62 +104,135 @@ func DecodeRegisterBrokerBody(data []byte, compressed bool) (*RegisterBrokerBody
 		return nil, fmt.Errorf("%w: %v", ErrBadRegisterBody, err)
 	}
 	defer zr.Close()
-	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRegisterBody, err)
-	}
-	block := func() ([]byte, error) {
-		if len(raw) < 4 {
-			return nil, fmt.Errorf("%w: truncated", ErrBadRegisterBody)
-		}
-		l := int(int32(binary.BigEndian.Uint32(raw)))
-		if l < 0 || l > len(raw)-4 {
-			return nil, fmt.Errorf("%w: block length %d", ErrBadRegisterBody, l)
-		}
-		p := raw[4 : 4+l]
-		raw = raw[4+l:]
-		return p, nil
-	}
-	dv, err := block()
+	d := registerReader{r: &io.LimitedReader{R: zr, N: MaxRegisterInflated}}
+	dv, err := d.block("data version", maxRegisterVersionLen)
 	if err != nil {
 		return nil, err
 	}
 	if err := UnmarshalBody(dv, &b.TopicConfigSerializeWrapper.DataVersion); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadRegisterBody, err)
 	}
-	if len(raw) < 4 {
-		return nil, fmt.Errorf("%w: truncated", ErrBadRegisterBody)
+	count, err := d.int32("topic count")
+	if err != nil {
+		return nil, err
 	}
-	count := int(int32(binary.BigEndian.Uint32(raw)))
-	raw = raw[4:]
-	if count < 0 || count > len(raw) {
-		return nil, fmt.Errorf("%w: topic count %d", ErrBadRegisterBody, count)
+	if count < 0 || count > MaxRegisterTopics {
+		return nil, fmt.Errorf("%w: topic count %d (at most %d)", ErrBadRegisterBody, count, MaxRegisterTopics)
 	}
-	b.TopicConfigSerializeWrapper.TopicConfigTable = make(map[string]TopicConfig, count)
-	for i := 0; i < count; i++ {
-		p, err := block()
+	table := map[string]TopicConfig{} // grows as entries decode, never by count
+	b.TopicConfigSerializeWrapper.TopicConfigTable = table
+	for i := int32(0); i < count; i++ {
+		p, err := d.block("topic config", maxRegisterEntryLen)
 		if err != nil {
 			return nil, err
 		}
-		f := strings.Split(string(p), " ")
-		if len(f) != 5 {
-			continue // Java's TopicConfig#decode returns false and the entry keeps defaults; it is keyed by a null name
-		}
-		tc := TopicConfig{TopicName: f[0], TopicFilterType: f[4]}
-		r, err1 := strconv.Atoi(f[1])
-		w, err2 := strconv.Atoi(f[2])
-		pm, err3 := strconv.Atoi(f[3])
-		if err1 != nil || err2 != nil || err3 != nil {
+		tc, ok := parseTopicEntry(p)
+		if !ok {
 			return nil, fmt.Errorf("%w: topic config %q", ErrBadRegisterBody, p)
 		}
-		tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = int32(r), int32(w), int32(pm)
-		b.TopicConfigSerializeWrapper.TopicConfigTable[tc.TopicName] = tc
+		if old, ok := table[string(tc.name)]; ok { // a repeated name allocates nothing
+			tc.TopicName = old.TopicName
+		} else {
+			tc.TopicName = string(tc.name)
+		}
+		table[tc.TopicName] = tc.TopicConfig
 	}
-	fs, err := block()
+	fs, err := d.block("filter server list", maxRegisterFilterLen)
 	if err == nil {
 		_ = UnmarshalBody(fs, &b.FilterServerList) // Java logs and keeps an empty list
 	}
 	return b, nil
+}
+
+// registerReader reads the length-prefixed blocks of the inflated body.
+type registerReader struct {
+	r   *io.LimitedReader
+	buf []byte // reused: a block is valid until the next read
+}
+
+func (d *registerReader) fail(what string, err error) error {
+	if d.r.N <= 0 {
+		return fmt.Errorf("%w: inflates to more than %d bytes", ErrBadRegisterBody, MaxRegisterInflated)
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("%w: %s: %v", ErrBadRegisterBody, what, err)
+}
+
+func (d *registerReader) int32(what string) (int32, error) {
+	var b [4]byte
+	if _, err := io.ReadFull(d.r, b[:]); err != nil {
+		return 0, d.fail(what, err)
+	}
+	return int32(binary.BigEndian.Uint32(b[:])), nil
+}
+
+// block reads [int32 len][len bytes], refusing a length over limit before reading it.
+func (d *registerReader) block(what string, limit int) ([]byte, error) {
+	l, err := d.int32(what)
+	if err != nil {
+		return nil, err
+	}
+	if l < 0 || int(l) > limit {
+		return nil, fmt.Errorf("%w: %s length %d (at most %d)", ErrBadRegisterBody, what, l, limit)
+	}
+	if cap(d.buf) < int(l) {
+		d.buf = make([]byte, l)
+	}
+	p := d.buf[:l]
+	if _, err := io.ReadFull(d.r, p); err != nil {
+		return nil, d.fail(what, err)
+	}
+	return p, nil
+}
+
+// topicEntry is a decoded entry whose name still points into the read buffer.
+type topicEntry struct {
+	TopicConfig
+	name []byte
+}
+
+// parseTopicEntry is TopicConfig#decode: "name read write perm FILTERTYPE" split on
+// single spaces (trailing empty fields dropped, as String#split does), int32 numbers and a
+// TopicFilterType name.
+func parseTopicEntry(p []byte) (topicEntry, bool) {
+	p = bytes.TrimRight(p, " ")
+	var f [5][]byte
+	n := 0
+	for {
+		i := bytes.IndexByte(p, ' ')
+		if n == len(f)-1 {
+			if i >= 0 {
+				return topicEntry{}, false
+			}
+			f[n] = p
+			break
+		}
+		if i < 0 {
+			return topicEntry{}, false
+		}
+		f[n], p = p[:i], p[i+1:]
+		n++
+	}
+	var e topicEntry
+	e.name = f[0]
+	for i, dst := range []*int32{&e.ReadQueueNums, &e.WriteQueueNums, &e.Perm} {
+		v, err := strconv.ParseInt(string(f[i+1]), 10, 32)
+		if err != nil {
+			return topicEntry{}, false
+		}
+		*dst = int32(v)
+	}
+	switch string(f[4]) {
+	case "SINGLE_TAG":
+		e.TopicFilterType = "SINGLE_TAG"
+	case "MULTI_TAG":
+		e.TopicFilterType = "MULTI_TAG"
+	default:
+		return topicEntry{}, false
+	}
+	return e, true
 }
 
 // normalizeNumericKeys quotes bare numeric object keys ({0:"a"} → {"0":"a"}) outside

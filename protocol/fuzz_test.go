@@ -8,11 +8,16 @@ import (
 
 // FuzzDecodeRegisterBrokerBody feeds both REGISTER_BROKER body forms to the decoder: it
 // must never panic, and what decodes must survive an encode/decode round trip.
-// Seeds: Java's JSON body and Java's zlib body (testdata/golden).
+// Seeds: Java's JSON body and Java's zlib body (testdata/golden); issue 13's hostile zlib
+// body scaled down (64 Ki topics announced, then 256 KiB of zeros: refused at the first,
+// empty, entry; the 8 MB original is TestDecodeRegisterBrokerBody_AnnouncedCountAllocatesNothing's,
+// too big for the fuzzer's minimizer); two well-formed entries and a filter server list.
 func FuzzDecodeRegisterBrokerBody(f *testing.F) {
 	for _, name := range []string{"register_broker_body.json", "register_broker_body.zlib.bin"} {
 		f.Add(mustGolden(f, name), name == "register_broker_body.zlib.bin")
 	}
+	f.Add(rawRegisterBody(f, 64<<10, make([]byte, 256<<10)), true)
+	f.Add(rawRegisterBody(f, 2, entries("a 1 2 6 SINGLE_TAG", "b 8 8 7 MULTI_TAG", `["1.2.3.4:1"]`)), true)
 	f.Fuzz(func(t *testing.T, data []byte, compressed bool) {
 		b, err := DecodeRegisterBrokerBody(data, compressed)
 		if err != nil {

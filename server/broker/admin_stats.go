@@ -85,7 +85,7 @@ func (b *Broker) getBrokerConsumeStats(_ *remoting.Context, req *protocol.Comman
 			}
 			n++
 			var diff int64
-			out, diff = b.appendConsumeStats(out, group, topic, tc.WriteQueueNums)
+			out, diff = b.appendConsumeStats(out, group, topic, protocol.ClampQueueNums(tc.WriteQueueNums))
 			totalDiff += diff
 		}
 		out = append(out, "]}"...)

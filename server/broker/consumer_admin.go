@@ -38,8 +38,10 @@ func (b *Broker) getTopicStatsInfo(_ *remoting.Context, req *protocol.Command) (
 	if !ok {
 		return nil, protocol.Errorf(protocol.ResTopicNotExist, "topic[%s] not exist", h.Topic)
 	}
+	// The answer is proportional to the queue count, which every path that sets one bounds
+	// by protocol.MaxQueueNums (Java: none; it answers OutOfMemoryError for millions).
 	out := []byte(`{"offsetTable":{`)
-	for i := int32(0); i < tc.WriteQueueNums; i++ {
+	for i := int32(0); i < protocol.ClampQueueNums(tc.WriteQueueNums); i++ {
 		min := max64(b.store.MinOffsetInQueue(h.Topic, i), 0)
 		maxOff := max64(b.store.MaxOffsetInQueue(h.Topic, i), 0)
 		var ts int64
@@ -173,7 +175,7 @@ func (b *Broker) getConsumeStats(_ *remoting.Context, req *protocol.Command) (*p
 				continue
 			}
 		}
-		for i := int32(0); i < tc.ReadQueueNums; i++ {
+		for i := int32(0); i < protocol.ClampQueueNums(tc.ReadQueueNums); i++ {
 			brokerOffset := max64(b.store.MaxOffsetInQueue(topic, i), 0)
 			consumerOffset := max64(b.offsets.Query(h.ConsumerGroup, topic, i), 0)
 			var last int64
@@ -317,7 +319,7 @@ func (b *Broker) invokeBrokerToResetOffset(ctx *remoting.Context, req *protocol.
 		offset int64
 	}
 	var table []entry
-	for i := int32(0); i < tc.WriteQueueNums; i++ {
+	for i := int32(0); i < protocol.ClampQueueNums(tc.WriteQueueNums); i++ {
 		consumerOffset := b.offsets.Query(h.Group, h.Topic, i)
 		if consumerOffset == -1 {
 			return nil, protocol.Errorf(protocol.ResSystemError, "THe consumer group <%s> not exist", h.Group)

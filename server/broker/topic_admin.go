@@ -4,6 +4,11 @@ package broker
 // GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201), GET_ALL_CONSUMER_OFFSET (43).
 // Java: AdminBrokerProcessor. Like 4.9.8, a new topic is registered with the name servers
 // at once, and the header's order flag is not copied into the topic config.
+//
+// Unlike Java, which accepts any count, UPDATE_AND_CREATE_TOPIC refuses read or write queue
+// numbers above protocol.MaxQueueNums with SYSTEM_ERROR: Java's per-queue answers
+// (GET_TOPIC_STATS_INFO, GET_CONSUME_STATS) for a topic of 5,000,000 queues end in an
+// OutOfMemoryError answer, and would end a Go process.
 
 import (
 	"strconv"
@@ -36,6 +41,11 @@ func (b *Broker) updateAndCreateTopic(ctx *remoting.Context, req *protocol.Comma
 	}
 	if b.topics.IsSystemTopic(h.Topic) {
 		return nil, protocol.Errorf(protocol.ResSystemError, "The topic[%s] is conflict with system topic.", h.Topic)
+	}
+	if h.ReadQueueNums > protocol.MaxQueueNums || h.WriteQueueNums > protocol.MaxQueueNums {
+		return nil, protocol.Errorf(protocol.ResSystemError,
+			"The topic[%s] asks for %d read and %d write queues; this broker allows at most %d queues per topic.",
+			h.Topic, h.ReadQueueNums, h.WriteQueueNums, protocol.MaxQueueNums)
 	}
 	tc := protocol.NewTopicConfig(h.Topic)
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = h.ReadQueueNums, h.WriteQueueNums, h.Perm

@@ -136,6 +136,7 @@ func NewTopicManager(o TopicOptions, log zerolog.Logger) (*TopicManager, error) 
 	add := func(name string, queues, perm int32) {
 		tc := protocol.NewTopicConfig(name)
 		if queues > 0 {
+			queues = protocol.ClampQueueNums(queues)
 			tc.ReadQueueNums, tc.WriteQueueNums = queues, queues
 		}
 		if perm >= 0 {
@@ -175,6 +176,11 @@ func NewTopicManager(o TopicOptions, log zerolog.Logger) (*TopicManager, error) 
 		tc := tc
 		if tc.TopicName == "" {
 			tc.TopicName = name
+		}
+		if r, w := protocol.ClampQueueNums(tc.ReadQueueNums), protocol.ClampQueueNums(tc.WriteQueueNums); r != tc.ReadQueueNums || w != tc.WriteQueueNums {
+			log.Warn().Str("topic", name).Int32("read", tc.ReadQueueNums).Int32("write", tc.WriteQueueNums).Int("max", protocol.MaxQueueNums).
+				Msg("topics.json queue count above the limit, lowered to it")
+			tc.ReadQueueNums, tc.WriteQueueNums = r, w
 		}
 		t[name] = &tc
 	}
@@ -308,7 +314,7 @@ func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQu
 		m.log.Warn().Str("topic", topic).Str("defaultTopic", defaultTopic).Int32("perm", defPerm).Str("producer", remote).Msg("create new topic failed, because the default topic has no perm")
 		return nil
 	}
-	q := clientQueueNums
+	q := protocol.ClampQueueNums(clientQueueNums)
 	if def.WriteQueueNums < q {
 		q = def.WriteQueueNums
 	}
@@ -344,6 +350,7 @@ func (m *TopicManager) CreateIfAbsent(topic string, queueNums, perm, sysFlag int
 		m.mu.Unlock()
 		return *tc
 	}
+	queueNums = protocol.ClampQueueNums(queueNums) // a retry group's retryQueueNums is unbounded
 	tc := protocol.NewTopicConfig(strings.Clone(topic))
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm, tc.TopicSysFlag = queueNums, queueNums, perm, sysFlag
 	m.putLocked(tc)

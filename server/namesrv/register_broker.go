@@ -7,6 +7,10 @@ package namesrv
 // - A body from a broker of version ≥ V3_0_11 is a RegisterBrokerBody (JSON, or the zlib
 //   form when the header says compressed); older brokers send a bare
 //   TopicConfigSerializeWrapper. A missing body registers with data version 0/0.
+// - The compressed form is refused, as Java refuses it, at its first malformed topic entry,
+//   and also (Java has no such limits) when it announces more than protocol.MaxRegisterTopics
+//   topics or inflates past protocol.MaxRegisterInflated. Queue counts above
+//   protocol.MaxQueueNums are lowered to it in the routes (RouteTable#updateQueueData).
 // - bodyCrc32 ≠ 0 is checked against CRC32(body) & 0x7FFFFFFF: "crc32 not match".
 // - Slaves learn their master's address and HA address in the response header; the
 //   body is the ORDER_TOPIC_CONFIG namespace as a KVTable, or nothing.

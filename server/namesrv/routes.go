@@ -129,9 +129,16 @@ func (t *RouteTable) Register(cluster, brokerAddr, brokerName string, brokerID i
 	return res
 }
 
+// updateQueueData records a broker's queues of a topic. Queue counts above
+// protocol.MaxQueueNums are lowered to it (Java keeps any count): a route is what every
+// client sizes its queue lists by.
 func (t *RouteTable) updateQueueData(brokerName string, tc protocol.TopicConfig) {
-	qd := protocol.QueueData{BrokerName: brokerName, ReadQueueNums: tc.ReadQueueNums, WriteQueueNums: tc.WriteQueueNums,
-		Perm: tc.Perm, TopicSysFlag: tc.TopicSysFlag}
+	qd := protocol.QueueData{BrokerName: brokerName, ReadQueueNums: protocol.ClampQueueNums(tc.ReadQueueNums),
+		WriteQueueNums: protocol.ClampQueueNums(tc.WriteQueueNums), Perm: tc.Perm, TopicSysFlag: tc.TopicSysFlag}
+	if qd.ReadQueueNums != tc.ReadQueueNums || qd.WriteQueueNums != tc.WriteQueueNums {
+		t.log.Warn().Str("topic", tc.TopicName).Str("broker", brokerName).Int32("read", tc.ReadQueueNums).Int32("write", tc.WriteQueueNums).
+			Int("max", protocol.MaxQueueNums).Msg("registered queue count above the limit, lowered to it")
+	}
 	m := t.topicQueues[tc.TopicName]
 	if m == nil {
 		m = map[string]protocol.QueueData{}
