@@ -129,8 +129,13 @@ func compileTyped(typ, expr string) (*filter.Expression, error) {
 }
 
 // compileCached is compileTyped through a small cache, for pulls that carry their
-// expression (FLAG_SUBSCRIPTION) and would otherwise compile it on every pull.
+// expression (FLAG_SUBSCRIPTION) and would otherwise compile it on every pull. A selector
+// over filter.MaxLength fails at once and is not kept: 100 of them would pin 100 keys of
+// whatever size clients send.
 func (m *ConsumerFilterManager) compileCached(typ, expr string) (*filter.Expression, error) {
+	if len(expr) > filter.MaxLength {
+		return compileTyped(typ, expr)
+	}
 	key := typ + "\x00" + expr
 	m.cacheMu.Lock()
 	c, ok := m.cache[key]
@@ -153,7 +158,7 @@ func (m *ConsumerFilterManager) compileCached(typ, expr string) (*filter.Express
 func (m *ConsumerFilterManager) build(topic, group, expr, typ string, clientVersion int64) *ConsumerFilterData {
 	c, err := compileTyped(typ, expr)
 	if err != nil {
-		m.log.Error().Str("expression", expr).Str("topic", topic).Str("group", group).Err(err).Msg("parse error")
+		m.log.Error().Str("expression", logExpression(expr)).Str("topic", topic).Str("group", group).Err(err).Msg("parse error")
 		return nil
 	}
 	return &ConsumerFilterData{ConsumerGroup: group, Topic: topic, Expression: expr, ExpressionType: typ,
@@ -432,7 +437,7 @@ func (m *ConsumerFilterManager) decode(std []byte) error {
 			}
 			c, err := compileTyped(d.ExpressionType, d.Expression)
 			if err != nil {
-				m.log.Error().Str("group", group).Str("topic", topic).Str("expression", d.Expression).Err(err).Msg("load filter data error")
+				m.log.Error().Str("group", group).Str("topic", topic).Str("expression", logExpression(d.Expression)).Err(err).Msg("load filter data error")
 			}
 			d.Compiled = c
 			if !m.bloom.valid(d.BloomFilterData) {

@@ -16,11 +16,19 @@ package broker
 //   - CHECK_CLIENT_CONFIG with an expression type other than TAG and SQL92 answers
 //     SUBSCRIPTION_PARSE_FAILED "unsupported expression type: ..." where Java's remark is
 //     the text of a NullPointerException (FilterFactory has no such filter).
+//   - A selector longer than filter.MaxLength, nested deeper than filter.MaxNesting or
+//     compiling deeper than filter.MaxTreeDepth does not compile (issue 13: one such
+//     request used to crash the broker). Every path answers as for any selector that
+//     does not compile: CHECK_CLIENT_CONFIG SUBSCRIPTION_PARSE_FAILED with our remark
+//     (Java's is "java.lang.StackOverflowError" when its stack runs out), a heartbeat
+//     SUCCESS without registering the filter, a FLAG_SUBSCRIPTION pull
+//     SUBSCRIPTION_PARSE_FAILED.
 
 import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -38,7 +46,9 @@ const (
 )
 
 // compileExpression checks a client's expression (CHECK_CLIENT_CONFIG). The error text
-// is what Java's MQFilterException#getMessage gives, the remark clients show.
+// is what Java's MQFilterException#getMessage gives, the remark clients show; for a
+// selector over the filter package's limits (filter.ErrTooComplex) it is ours, where
+// Java's would be "java.lang.StackOverflowError".
 func compileExpression(typ, expr string) error {
 	_, err := compileTyped(typ, expr)
 	if err == errUnsupportedExpressionType {
@@ -74,7 +84,7 @@ func (b *Broker) expressionFilter(h *protocol.PullMessageRequestHeader, sub *pro
 			}
 			c, err := b.filters.compileCached(sub.ExpressionType, sub.SubString)
 			if err != nil {
-				b.log.Warn().Str("group", h.ConsumerGroup).Str("expression", sub.SubString).Err(err).Msg("parse the consumer's subscription failed")
+				b.log.Warn().Str("group", h.ConsumerGroup).Str("expression", logExpression(sub.SubString)).Err(err).Msg("parse the consumer's subscription failed")
 				if !b.opts.EnablePropertyFilter {
 					return nil, notSupported(resp, sub.ExpressionType)
 				}
@@ -105,6 +115,15 @@ func (b *Broker) expressionFilter(h *protocol.PullMessageRequestHeader, sub *pro
 		return newTagFilter(sub), nil
 	}
 	return &sqlFilter{expr: data.Compiled}, nil
+}
+
+// logExpression shortens an expression for a log line: a client may send megabytes.
+func logExpression(expr string) string {
+	const keep = 256
+	if len(expr) <= keep {
+		return expr
+	}
+	return strings.ToValidUTF8(expr[:keep], "") + "... (" + strconv.Itoa(len(expr)) + " bytes)"
 }
 
 func notSupported(resp *protocol.Command, typ string) *protocol.Command {

@@ -54,4 +54,16 @@
 // the expected-token list, so those texts match too; see parser.go. Double#toString
 // (in toString and errors) is the shortest form, as Java 19+, where Java 17 prints a
 // longer one for a few values.
+//
+// # Limits, where Java has none
+//
+// Java's parser and evaluator recurse per nesting level until the thread stack runs out
+// (java.lang.StackOverflowError, which fails the compile); a goroutine's stack grows to
+// 1 GiB and then the whole process dies. So a selector is refused (ErrTooComplex, with a
+// text of ours) when it is longer than MaxLength (64 KiB), nests parentheses and NOT, -,
+// + deeper than MaxNesting (256), or compiles to a tree deeper than MaxTreeDepth (512,
+// reached only by chaining =, <> or IS NULL that often). Chains of AND and OR are kept
+// flat, so their length costs no stack; JavaCC's unbounded "+" lookahead reuses what it
+// scanned, so "+(+(+(...)))" costs linear time. Compiling a 64 KiB selector takes tens
+// of milliseconds at worst and under 512 KiB of stack; see limits.go.
 package filter

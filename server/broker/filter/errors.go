@@ -26,17 +26,31 @@ const (
 )
 
 // CompileError describes why a selector does not compile, in Java's words: Class is the
-// Java exception class, Message its message.
+// Java exception class, Message its message. A selector over one of the limits of
+// limits.go has no Class (Java would say java.lang.StackOverflowError, or nothing) and a
+// Message of ours.
 type CompileError struct {
 	Class   string
 	Message string
+	limit   bool // over MaxLength, MaxNesting or MaxTreeDepth
 }
 
 // Error returns what Java's MQFilterException#getMessage returns: the cause's toString.
-func (e *CompileError) Error() string { return e.Class + ": " + e.Message }
+func (e *CompileError) Error() string {
+	if e.Class == "" {
+		return e.Message
+	}
+	return e.Class + ": " + e.Message
+}
 
-// Unwrap makes errors.Is(err, ErrInvalidSelector) hold.
-func (e *CompileError) Unwrap() error { return ErrInvalidSelector }
+// Unwrap makes errors.Is(err, ErrInvalidSelector) hold, and errors.Is(err, ErrTooComplex)
+// for a selector over a limit.
+func (e *CompileError) Unwrap() []error {
+	if e.limit {
+		return []error{ErrInvalidSelector, ErrTooComplex}
+	}
+	return []error{ErrInvalidSelector}
+}
 
 func runtimeErr(msg string) *CompileError { return &CompileError{Class: classRuntime, Message: msg} }
 

@@ -76,25 +76,32 @@ func (n *inNode) eval(p Properties) (value, error) {
 	return boolValue(in != n.not), nil
 }
 
+// eval folds the chain left to right as Java's left-deep tree evaluates it: each level
+// returns its left side when that decides (AND with false, OR with true), else its right
+// side when that decides, else null if either is null, else the operator's identity.
 func (n *logicNode) eval(p Properties) (value, error) {
-	l, err := n.l.eval(p)
+	l, err := n.ops[0].eval(p)
 	if err != nil {
 		return l, err
 	}
-	if l.k != kNull && l.b != n.and {
-		return l, nil // AND with false, OR with true
+	for _, o := range n.ops[1:] {
+		if l.k != kNull && l.b != n.and {
+			return l, nil // AND with false, OR with true
+		}
+		r, err := o.eval(p)
+		if err != nil {
+			return r, err
+		}
+		if r.k != kNull && r.b != n.and {
+			return r, nil
+		}
+		if l.k == kNull || r.k == kNull {
+			l = nullValue
+		} else {
+			l = boolValue(n.and)
+		}
 	}
-	r, err := n.r.eval(p)
-	if err != nil {
-		return r, err
-	}
-	if r.k != kNull && r.b != n.and {
-		return r, nil
-	}
-	if l.k == kNull || r.k == kNull {
-		return nullValue, nil
-	}
-	return boolValue(n.and), nil
+	return l, nil
 }
 
 func (n *cmpNode) eval(p Properties) (value, error) {

@@ -71,8 +71,22 @@ func (v value) formatArg() string {
 // node is a compiled expression (Java: the filter.expression classes).
 type node interface {
 	eval(p Properties) (value, error)
-	// String is Java's toString of the expression, used in error texts.
-	String() string
+	// appendTo appends Java's toString of the expression (error texts, Expression.String).
+	appendTo(b []byte) []byte
+	// depth is the height of the tree the node roots, 1 for a leaf; eval and appendTo
+	// recurse that deep. The constructors keep it within MaxTreeDepth.
+	depth() int
+}
+
+// nodeString is Java's toString of n.
+func nodeString(n node) string { return string(n.appendTo(nil)) }
+
+// checkDepth refuses a tree deeper than MaxTreeDepth (limits.go).
+func checkDepth(d int) int {
+	if d > MaxTreeDepth {
+		panic(treeTooDeep)
+	}
+	return d
 }
 
 // constNode is a literal. boolean marks Java's BooleanConstantExpression (TRUE, FALSE,
@@ -88,27 +102,42 @@ var (
 	nullConst  = &constNode{v: nullValue, boolean: true}
 )
 
-func (n *constNode) String() string { return n.v.String() }
+func (n *constNode) appendTo(b []byte) []byte { return append(b, n.v.String()...) }
+func (n *constNode) depth() int               { return 1 }
 
 // propNode reads a message property (Java: PropertyExpression).
 type propNode struct{ name string }
 
-func (n *propNode) String() string { return n.name }
+func (n *propNode) appendTo(b []byte) []byte { return append(b, n.name...) }
+func (n *propNode) depth() int               { return 1 }
 
 // negNode is unary minus (Java: UnaryExpression#createNegate).
-type negNode struct{ x node }
+type negNode struct {
+	x node
+	d int
+}
 
-func (n *negNode) String() string { return "(- " + n.x.String() + ")" }
+func newNeg(x node) *negNode { return &negNode{x: x, d: checkDepth(1 + x.depth())} }
+
+func (n *negNode) appendTo(b []byte) []byte { return append(n.x.appendTo(append(b, "(- "...)), ')') }
+func (n *negNode) depth() int               { return n.d }
 
 // notNode is NOT (Java: UnaryExpression#createNOT).
-type notNode struct{ x node }
+type notNode struct {
+	x node
+	d int
+}
 
-func (n *notNode) String() string { return "(NOT " + n.x.String() + ")" }
+func newNot(x node) *notNode { return &notNode{x: x, d: checkDepth(1 + x.depth())} }
+
+func (n *notNode) appendTo(b []byte) []byte { return append(n.x.appendTo(append(b, "(NOT "...)), ')') }
+func (n *notNode) depth() int               { return n.d }
 
 // boolCastNode is a property used as a condition (Java: createBooleanCast).
 type boolCastNode struct{ x *propNode }
 
-func (n *boolCastNode) String() string { return n.x.String() }
+func (n *boolCastNode) appendTo(b []byte) []byte { return n.x.appendTo(b) }
+func (n *boolCastNode) depth() int               { return 2 }
 
 // inNode is IN / NOT IN over string literals (Java: createInExpression).
 type inNode struct {
@@ -118,23 +147,23 @@ type inNode struct {
 	not  bool
 }
 
-func (n *inNode) String() string {
-	var b strings.Builder
-	b.WriteString(n.x.String())
+func (n *inNode) appendTo(b []byte) []byte {
+	b = n.x.appendTo(b)
 	if n.not {
-		b.WriteString(" NOT IN ( ")
+		b = append(b, " NOT IN ( "...)
 	} else {
-		b.WriteString(" IN ( ")
+		b = append(b, " IN ( "...)
 	}
 	for i, s := range javaIterationOrder(n.list) {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(s)
+		b = append(b, s...)
 	}
-	b.WriteString(" )")
-	return b.String()
+	return append(b, " )"...)
 }
+
+func (n *inNode) depth() int { return 2 }
 
 // javaIterationOrder is the order Java prints the IN list in: the list itself below five
 // elements, else a java.util.HashSet built from it (buckets by the spread String.hashCode,
@@ -184,25 +213,57 @@ var cmpOps = map[tokenKind]cmpOp{tkGt: opGt, tkGe: opGe, tkLt: opLt, tkLe: opLe}
 type cmpNode struct {
 	op   cmpOp
 	l, r node
+	d    int
 }
 
-func (n *cmpNode) String() string {
-	return "(" + n.l.String() + " " + cmpSymbols[n.op] + " " + n.r.String() + ")"
+func newCmp(op cmpOp, l, r node) *cmpNode {
+	return &cmpNode{op: op, l: l, r: r, d: checkDepth(1 + max(l.depth(), r.depth()))}
 }
 
-// logicNode is AND / OR (Java: LogicExpression).
+func (n *cmpNode) appendTo(b []byte) []byte {
+	b = n.l.appendTo(append(b, '('))
+	b = append(append(append(b, ' '), cmpSymbols[n.op]...), ' ')
+	return append(n.r.appendTo(b), ')')
+}
+
+func (n *cmpNode) depth() int { return n.d }
+
+// logicNode is a chain of ANDs or of ORs (Java: LogicExpression). Java builds "a OR b OR
+// c" left-deep, ((a OR b) OR c), one level per operand; the chain is kept flat here so a
+// long one costs no recursion, and is printed and evaluated as Java's left-deep tree.
 type logicNode struct {
-	and  bool
-	l, r node
+	and bool
+	ops []node // two or more, left to right
+	d   int
 }
 
-func (n *logicNode) String() string {
-	sym := "||"
-	if n.and {
-		sym = "&&"
+// newLogic is l AND r (or l OR r). When l is already a chain of the same operator it
+// grows in place: the parser hands over the only reference to l.
+func newLogic(and bool, l, r node) *logicNode {
+	if ln, ok := l.(*logicNode); ok && ln.and == and {
+		ln.ops = append(ln.ops, r)
+		ln.d = checkDepth(max(ln.d, 1+r.depth()))
+		return ln
 	}
-	return "(" + n.l.String() + " " + sym + " " + n.r.String() + ")"
+	return &logicNode{and: and, ops: []node{l, r}, d: checkDepth(1 + max(l.depth(), r.depth()))}
 }
+
+func (n *logicNode) appendTo(b []byte) []byte {
+	sym := " || "
+	if n.and {
+		sym = " && "
+	}
+	for range len(n.ops) - 1 {
+		b = append(b, '(')
+	}
+	b = n.ops[0].appendTo(b)
+	for _, o := range n.ops[1:] {
+		b = append(o.appendTo(append(b, sym...)), ')')
+	}
+	return b
+}
+
+func (n *logicNode) depth() int { return n.d }
 
 // isBoolean reports whether Java's expression class implements BooleanExpression.
 func isBoolean(n node) bool {
@@ -221,16 +282,16 @@ func createEqual(l, r node) node {
 	checkEqualOperand(r)
 	if lc, ok := l.(*constNode); ok {
 		if rc, ok := r.(*constNode); ok && lc.boolean && !rc.boolean {
-			panic(runtimeErr("'" + l.String() + "' cannot be compared with '" + r.String() + "'"))
+			panic(runtimeErr("'" + nodeString(l) + "' cannot be compared with '" + nodeString(r) + "'"))
 		}
 	}
-	return &cmpNode{op: opEq, l: l, r: r}
+	return newCmp(opEq, l, r)
 }
 
 // checkEqualOperand refuses a NULL literal on either side of = or <>.
 func checkEqualOperand(n node) {
 	if c, ok := n.(*constNode); ok && c.v.k == kNull {
-		panic(runtimeErr("'" + n.String() + "' cannot be compared."))
+		panic(runtimeErr("'" + nodeString(n) + "' cannot be compared."))
 	}
 }
 
@@ -239,7 +300,7 @@ func checkEqualOperand(n node) {
 func createOrdered(op cmpOp, l, r node) node {
 	checkOrderedOperand(l)
 	checkOrderedOperand(r)
-	return &cmpNode{op: op, l: l, r: r}
+	return newCmp(op, l, r)
 }
 
 func checkOrderedOperand(n node) {
@@ -247,10 +308,10 @@ func checkOrderedOperand(n node) {
 		if c.v.k == kInt || c.v.k == kLong || c.v.k == kDouble {
 			return
 		}
-		panic(runtimeErr("Value '" + n.String() + "' cannot be compared."))
+		panic(runtimeErr("Value '" + nodeString(n) + "' cannot be compared."))
 	}
 	if isBoolean(n) {
-		panic(runtimeErr("Value '" + n.String() + "' cannot be compared."))
+		panic(runtimeErr("Value '" + nodeString(n) + "' cannot be compared."))
 	}
 }
 
@@ -277,13 +338,13 @@ func createBetween(x, low, high node) node {
 		}
 	}
 	ge := createOrdered(opGe, x, low)
-	return &logicNode{and: true, l: ge, r: createOrdered(opLe, x, high)}
+	return newLogic(true, ge, createOrdered(opLe, x, high))
 }
 
 func createIn(x node, list []string, not bool) node {
 	pn, ok := x.(*propNode)
 	if !ok {
-		panic(runtimeErr("Expected a property for In expression, got: " + x.String()))
+		panic(runtimeErr("Expected a property for In expression, got: " + nodeString(x)))
 	}
 	n := &inNode{x: pn, list: list, not: not, set: make(map[string]struct{}, len(list))}
 	for _, s := range list {

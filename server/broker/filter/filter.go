@@ -43,8 +43,12 @@ type Expression struct {
 
 // Compile parses a SQL92 selector with Java's grammar and checks (Java: SqlFilter#compile,
 // SelectorParser#parse). The error is a *CompileError wrapping ErrInvalidSelector, whose
-// Error() is the text Java puts in a CHECK_CLIENT_CONFIG remark.
+// Error() is the text Java puts in a CHECK_CLIENT_CONFIG remark; a selector over the
+// limits of limits.go (MaxLength, MaxNesting, MaxTreeDepth) also wraps ErrTooComplex.
 func Compile(selector string) (*Expression, error) {
+	if len(selector) > MaxLength {
+		return nil, tooLong(len(selector))
+	}
 	root, err := parse(selector)
 	if err != nil {
 		return nil, err
@@ -56,7 +60,7 @@ func Compile(selector string) (*Expression, error) {
 func (e *Expression) Source() string { return e.src }
 
 // String returns Java's toString of the compiled expression, e.g. "((a > 5) && (b == 'x'))".
-func (e *Expression) String() string { return e.root.String() }
+func (e *Expression) String() string { return nodeString(e.root) }
 
 // Evaluate runs the selector over p. The error, an *EvalError wrapping ErrEvaluation,
 // stands for an exception Java's evaluation would throw (a property that does not parse

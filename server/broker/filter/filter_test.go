@@ -170,9 +170,22 @@ func FuzzParse(f *testing.F) {
 		"a = + (b BETWEEN 3 AND",               // syntax error after a lookahead (rescan)
 		"a IN ('a','b','c','d','e','f') > 1e9", // HashSet order in an error text
 		"",
+		// the hostile selectors of issues 13 and 14 (limits.go)
+		hostileParens(40_000),                                               // issue 13 had 1M levels (2 MB, too big a seed): over MaxLength
+		hostileParens(MaxNesting + 1),                                       // one level over MaxNesting
+		hostileParens(MaxNesting),                                           // the deepest nesting accepted
+		strings.Repeat("(", 70_000),                                         // unclosed, over MaxLength
+		strings.Repeat("(", MaxNesting+1),                                   // unclosed, over MaxNesting
+		strings.Repeat("NOT ", 1_000) + "a",                                 // deep NOT
+		strings.Repeat("- ", 1_000) + "5 < a",                               // deep unary minus
+		strings.Repeat("+ ", 1_000) + "5 < a",                               // deep "+": the unbounded lookahead
+		strings.Repeat("+(", 100) + "a" + strings.Repeat(")", 100) + " > 1", // the lookahead's memo
+		"a" + strings.Repeat(" = a", MaxTreeDepth),                          // a left-deep chain over MaxTreeDepth
+		"a = 1" + strings.Repeat(" OR a = 1", 1000),                         // a long flat OR chain
 	} {
 		f.Add(s)
 	}
+	smallStack(f) // a recursion the limits do not bound crashes here, not at 1 GiB
 	props := []Map{{}, {"a": "6", "b": "x", "c": "true", "TAGS": "TagA"}, {"a": "5.5", "b": "", "d": "NaN"}}
 	f.Fuzz(func(t *testing.T, s string) {
 		e, err := Compile(s)

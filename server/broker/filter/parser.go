@@ -102,6 +102,18 @@ type parser struct {
 	scanpos, lastpos int
 	rescan           bool
 
+	// nesting (limits.go): depth counts the parentheses and unary operators open around
+	// the parse; a scan runs scanDepth levels further in from scanBase.
+	depth, scanBase, scanDepth int
+
+	// The "+" lookahead is unbounded, so each "+" of "+(+(+(...)))" would rescan all
+	// that follows it. memo keeps what scanUnary found from a position during such a
+	// lookahead, for the nested ones to reuse; reach is the furthest token the scan in
+	// progress looked at.
+	unbounded bool
+	memo      map[int]scanMemo
+	reach     int
+
 	// expected-token sequences of a syntax error (Java: jj_expentries and friends)
 	expected   [][]tokenKind
 	lastTokens [100]tokenKind
@@ -110,6 +122,13 @@ type parser struct {
 
 // lookaheadSuccess ends a scan that matched as many tokens as it was allowed to look at.
 type lookaheadSuccess struct{}
+
+// scanMemo is the outcome of scanUnary from one position in an unbounded lookahead.
+type scanMemo struct {
+	miss       bool
+	end, reach int // scanpos after it, furthest token it looked at
+	depth      int // its nesting level, which a position keeps (checked all the same)
+}
 
 func newParser(src string) *parser {
 	p := &parser{lx: lexer{src: newSource(src)}, kind: -1}
@@ -161,6 +180,8 @@ func (p *parser) miss(la int) { p.la1[la] = p.gen }
 func (p *parser) lookahead(site, xla int, scan func() bool) (ok bool) {
 	p.la = xla
 	p.scanpos, p.lastpos = p.pos-1, p.pos-1
+	p.scanBase, p.scanDepth = p.depth, 0
+	p.unbounded, p.reach = xla == maxLookahead, p.scanpos
 	defer func() {
 		if r := recover(); r != nil {
 			if _, success := r.(lookaheadSuccess); !success {
@@ -196,6 +217,7 @@ func (p *parser) scanTok(k tokenKind) bool {
 	} else {
 		p.scanpos++
 	}
+	p.reach = max(p.reach, p.scanpos)
 	if p.rescan && p.scanpos >= p.pos-1 {
 		p.addErrorToken(k, p.scanpos-(p.pos-1))
 	}
@@ -244,13 +266,47 @@ func (p *parser) st(k tokenKind) func() bool { return func() bool { return p.sca
 
 // The scans, one per production (Java: the jj_3R routines).
 
+// scanUnary scans what unary parses one level further in (after an operator or "("),
+// so it keeps to MaxNesting as the parse does: the "+" lookahead is unbounded and would
+// otherwise recurse through the whole operand.
 func (p *parser) scanUnary() bool {
-	return p.alt(
+	p.scanDepth++
+	level := p.scanBase + p.scanDepth
+	if level > MaxNesting {
+		t := &p.toks[max(p.scanpos, 0)]
+		panic(tooDeep(t.line, t.col))
+	}
+	at := p.scanpos
+	if p.unbounded && !p.rescan {
+		if m, ok := p.memo[at]; ok && m.depth == level {
+			// Replay the scan's effects: where it ended and how far it looked (la, lastpos).
+			p.scanpos = m.end
+			p.reach = max(p.reach, m.reach)
+			if m.reach > p.lastpos {
+				p.la -= m.reach - p.lastpos
+				p.lastpos = m.reach
+			}
+			p.scanDepth--
+			return m.miss
+		}
+	}
+	outer := p.reach
+	p.reach = at
+	miss := p.alt(
 		func() bool { return p.seq(p.st(tkPlus), p.scanUnary) },
 		func() bool { return p.seq(p.st(tkMinus), p.scanUnary) },
 		func() bool { return p.seq(p.st(tkNot), p.scanUnary) },
 		p.scanPrimary,
 	)
+	if p.unbounded && !p.rescan {
+		if p.memo == nil {
+			p.memo = map[int]scanMemo{}
+		}
+		p.memo[at] = scanMemo{miss: miss, end: p.scanpos, reach: p.reach, depth: level}
+	}
+	p.reach = max(outer, p.reach)
+	p.scanDepth--
+	return miss
 }
 
 func (p *parser) scanPrimary() bool {
@@ -345,7 +401,7 @@ func (p *parser) orExpression() node {
 		p.consume(tkOr)
 		right := p.andExpression()
 		l := p.asBoolean(left)
-		left = &logicNode{and: false, l: l, r: p.asBoolean(right)}
+		left = newLogic(false, l, p.asBoolean(right))
 	}
 }
 
@@ -359,7 +415,7 @@ func (p *parser) andExpression() node {
 		p.consume(tkAnd)
 		right := p.equality()
 		l := p.asBoolean(left)
-		left = &logicNode{and: true, l: l, r: p.asBoolean(right)}
+		left = newLogic(true, l, p.asBoolean(right))
 	}
 }
 
@@ -378,18 +434,18 @@ func (p *parser) equality() node {
 			left = createEqual(left, p.comparison())
 		case tkNe:
 			p.consume(tkNe)
-			left = &notNode{x: createEqual(left, p.comparison())}
+			left = newNot(createEqual(left, p.comparison()))
 		default:
 			p.miss(laEqualityOp)
 			if p.lookahead(siteIsNull, 2, p.scanIsNull) {
 				p.consume(tkIs)
 				p.consume(tkNull)
-				left = &cmpNode{op: opEq, l: left, r: nullConst}
+				left = newCmp(opEq, left, nullConst)
 			} else if p.peek() == tkIs {
 				p.consume(tkIs)
 				p.consume(tkNot)
 				p.consume(tkNull)
-				left = &notNode{x: &cmpNode{op: opEq, l: left, r: nullConst}}
+				left = newNot(newCmp(opEq, left, nullConst))
 			} else {
 				p.fail(laIsNotNull)
 			}
@@ -425,7 +481,7 @@ func (p *parser) comparison() node {
 				p.consume(tkAnd)
 				high := p.unary()
 				lt := createOrdered(opLt, left, low)
-				left = &logicNode{l: lt, r: createOrdered(opGt, left, high)}
+				left = newLogic(false, lt, createOrdered(opGt, left, high))
 			} else if p.peek() == tkIn {
 				p.consume(tkIn)
 				left = createIn(left, p.inList(laInList), false)
@@ -456,21 +512,36 @@ func (p *parser) inList(la int) []string {
 
 func (p *parser) unary() node {
 	if p.lookahead(sitePlus, maxLookahead, p.scanPlus) {
-		p.consume(tkPlus)
-		return p.unary()
+		p.enter(p.consume(tkPlus))
+		n := p.unary()
+		p.depth--
+		return n
 	}
 	switch p.peek() {
 	case tkMinus:
-		p.consume(tkMinus)
-		return &negNode{x: p.unary()}
+		p.enter(p.consume(tkMinus))
+		n := newNeg(p.unary())
+		p.depth--
+		return n
 	case tkNot:
-		p.consume(tkNot)
-		return &notNode{x: p.asBoolean(p.unary())}
+		p.enter(p.consume(tkNot))
+		n := newNot(p.asBoolean(p.unary()))
+		p.depth--
+		return n
 	case tkTrue, tkFalse, tkNull, tkDecimal, tkFloat, tkString, tkID, tkLParen:
 		return p.primary()
 	}
 	p.fail(laUnary)
 	return nil
+}
+
+// enter opens the level of nesting of operator or parenthesis t, before the parser
+// recurses into it; past MaxNesting the selector is refused (limits.go).
+func (p *parser) enter(t *token) {
+	p.depth++
+	if p.depth > MaxNesting {
+		panic(tooDeep(t.line, t.col))
+	}
 }
 
 // maxLookahead is the "+" lookahead's limit: Java's Integer.MAX_VALUE.
@@ -483,9 +554,10 @@ func (p *parser) primary() node {
 	case tkID:
 		return &propNode{name: p.consume(tkID).image}
 	case tkLParen:
-		p.consume(tkLParen)
+		p.enter(p.consume(tkLParen))
 		n := p.orExpression()
 		p.consume(tkRParen)
+		p.depth--
 		return n
 	}
 	p.fail(laPrimary)
@@ -537,7 +609,7 @@ func (p *parser) asBoolean(n node) node {
 	if pn, ok := n.(*propNode); ok {
 		return &boolCastNode{x: pn}
 	}
-	panic(&CompileError{Class: classParseException, Message: "Expression will not result in a boolean value: " + n.String()})
+	panic(&CompileError{Class: classParseException, Message: "Expression will not result in a boolean value: " + nodeString(n)})
 }
 
 // syntaxError builds Java's ParseException (Java: generateParseException).
@@ -587,6 +659,9 @@ func (p *parser) rescanLookaheads() {
 				if c.gen > p.gen {
 					p.la = c.arg
 					p.scanpos, p.lastpos = c.first, c.first
+					// A replay goes no deeper than the scan did, which kept to MaxNesting.
+					p.scanBase, p.scanDepth = 0, 0
+					p.unbounded, p.reach = false, p.scanpos
 					scan()
 				}
 			}
