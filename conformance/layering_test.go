@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"codec":           {"protocol", "codec/message", "compat"},
 	"configs":         {"compat"},
 	"store":           {"codec/message", "compat"},
-	"ha":              {"store", "compat"},
+	"ha":              {"store", "codec/message", "compat"},
 	"server/remoting": {"protocol", "codec", "compat"},
 	"server/namesrv":  {"server/remoting", "protocol", "configs", "compat"},
 	"server/broker":   {"server/remoting", "protocol", "codec", "codec/message", "store", "ha", "configs", "compat"},
