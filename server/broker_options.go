@@ -112,6 +112,14 @@ func BrokerOptions(cfg *configs.Broker) (broker.Options, error) {
 		o.Role = broker.RoleAsyncMaster
 	}
 	o.Store = StoreConfig(sc)
+	o.HA.HeartbeatInterval = millis(int64(sc.HaSendHeartbeatInterval))
+	o.HA.HousekeepingInterval = millis(int64(sc.HaHousekeepingInterval))
+	o.HA.TransferBatchSize = int(sc.HaTransferBatchSize)
+	o.HA.SlaveFallbehindMax = int64(sc.HaSlaveFallbehindMax)
+	if len(sc.HaMasterAddress) >= 6 { // Java: BrokerController#initialize
+		o.HAMasterAddress = sc.HaMasterAddress
+	}
+	o.SlaveTimeout = millis(int64(sc.SlaveTimeout))
 	o.Config = cfg.Clone() // GET/UPDATE_BROKER_CONFIG, statistics settings
 	return o, nil
 }

@@ -145,9 +145,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, w := range server.IneffectiveBrokerProperties(cfg) {
 		log.Warn().Str("property", w.Key).Str("value", w.Value).Str("why", w.Reason).Msg("property has no effect in Skyrocket")
 	}
-	if cfg.Store.BrokerRole != configs.AsyncMaster {
-		log.Warn().Str("brokerRole", cfg.Store.BrokerRole.String()).
-			Msg("master/slave replication is not built yet: a SLAVE serves only its local store and a SYNC_MASTER acknowledges without a slave")
+	if cfg.Store.BrokerRole == configs.Slave && cfg.Broker.BrokerID <= 0 {
+		fmt.Fprintln(stderr, "Slave's brokerId must be > 0") // Java: BrokerStartup exits -3
+		return 3
 	}
 	if o.bind != "" {
 		if net.ParseIP(o.bind) == nil {

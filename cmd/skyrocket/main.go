@@ -3,8 +3,8 @@
 //
 //	skyrocket [-data ./data] [-c broker.conf] [-namesrv-port 9876] [-port 10911] [-bind IP] [-log-level info]
 //
-// Defaults: NameServer on 9876, Broker on 10911 (VIP 10909 = port-2; HA port 10912 =
-// port+1 is reserved, replication is not built yet), brokerName broker-a, brokerIP1
+// Defaults: NameServer on 9876, Broker on 10911 (VIP 10909 = port-2; slaves replicate
+// from the HA port 10912 = port+1), brokerName broker-a, brokerIP1
 // 127.0.0.1 (or the -bind address), enablePropertyFilter=true (Java's default is false),
 // the broker registered with this process's NameServer. Data lives under -data:
 //
@@ -231,7 +231,7 @@ func printBanner(w io.Writer, o *options, nsAddr string, cfg *configs.Broker, no
 	}
 	fmt.Fprintf(w, "Skyrocket is running (NameServer + Broker, listening on %s)\n", where)
 	fmt.Fprintf(w, "  NameServer  %s\n", nsAddr)
-	fmt.Fprintf(w, "  Broker      %s  %s/%s, VIP port %d (HA port %d reserved: replication not built yet)\n",
+	fmt.Fprintf(w, "  Broker      %s  %s/%s, VIP port %d, HA port %d\n",
 		node.Broker.Addr(), cfg.Broker.BrokerClusterName, cfg.Broker.BrokerName, port-2, cfg.Store.HaListenPort)
 	fmt.Fprintf(w, "  Data        %s\n", data)
 	if cfg.Store.StorePathRootDir != filepath.Join(data, "store") {

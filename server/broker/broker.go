@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
@@ -30,8 +31,11 @@ type Broker struct {
 	producers   *ProducerManager
 	filters     *ConsumerFilterManager
 	holds       *pullHolds
-	schedule    *scheduleService // delay levels (schedule.go); nil until Start
-	syncReplies *syncReplies     // SYNC_FLUSH answers (sync_replies.go)
+	schedule    *scheduleService       // delay levels (schedule.go); nil until Start
+	syncReplies *syncReplies           // SYNC_FLUSH and SYNC_MASTER answers (sync_replies.go)
+	haMaster    *ha.Master             // replication to slaves; nil on a slave (replication.go)
+	haSlave     *ha.Slave              // replication from the master; nil on a master
+	masterAddr  atomic.Pointer[string] // a slave's master (main address), from registration
 	locks       *lockTable
 	pools       pools
 	rs          *remoting.Server
@@ -111,7 +115,12 @@ func New(opts Options) (*Broker, error) {
 	if b.store, err = store.Open(sc); err != nil {
 		return nil, err
 	}
-	b.syncReplies = newSyncReplies(b.store, log)
+	b.newReplication(host)
+	var replicas replicaSource
+	if opts.Role == RoleSyncMaster {
+		replicas = b.haMaster
+	}
+	b.syncReplies = newSyncReplies(b.store, replicas, log)
 	b.pools = newPools(&b.opts)
 	listeners := []remoting.Listener{{Addr: opts.ListenAddr}}
 	if opts.EnableVIP {
@@ -132,6 +141,14 @@ func New(opts Options) (*Broker, error) {
 // Start serves the ports, registers with the name servers and starts the periodic tasks.
 func (b *Broker) Start() error {
 	if err := b.rs.Start(); err != nil {
+		b.syncReplies.stop()
+		_ = b.store.Close()
+		return err
+	}
+	if err := b.startReplication(); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = b.rs.Shutdown(ctx)
 		b.syncReplies.stop()
 		_ = b.store.Close()
 		return err
@@ -199,6 +216,9 @@ func (b *Broker) Addr() string { return b.addr }
 // ListenAddrs returns the bound main and VIP addresses.
 func (b *Broker) ListenAddrs() []string { return b.rs.Addrs() }
 
+// TopicConfig returns a topic's config as the broker holds it.
+func (b *Broker) TopicConfig(topic string) (protocol.TopicConfig, bool) { return b.topics.Get(topic) }
+
 // Store exposes the message store (tests, the all-in-one binary).
 func (b *Broker) Store() *store.Store { return b.store }
 
@@ -214,7 +234,8 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		if e := b.rs.Shutdown(ctx); e != nil {
 			err = e
 		}
-		b.syncReplies.stop() // no request adds any more: answer what waits for a flush
+		b.syncReplies.stop() // no request adds any more: answer what waits for a flush or a slave
+		b.stopReplication()
 		b.wg.Wait()
 		b.pools.stop()
 		if e := b.offsets.Persist(true); e != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/skyrocket-mq/skyrocket/configs"
+	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -86,6 +87,16 @@ type Options struct {
 	AdminThreads                int           // 16
 	EventLoops                  int
 
+	// Replication (MessageStoreConfig's ha* keys; ha/): HA.ListenAddr is derived from
+	// HAPort unless set (tests bind port 0). HAMasterAddress, when set, is the HA address a slave follows instead of the
+	// one the NameServer names (haMasterAddress). SlaveTimeout bounds a SYNC_MASTER send's
+	// wait for a slave's ack (slaveTimeout, 3 s, 4.9.3+). SlaveSyncPeriod is how often a
+	// slave copies its master's metadata (Java: 10 s, first after 3 s; not a Java key).
+	HA              ha.Config
+	HAMasterAddress string
+	SlaveTimeout    time.Duration
+	SlaveSyncPeriod time.Duration
+
 	Store  store.Config
 	Logger zerolog.Logger
 
@@ -134,6 +145,9 @@ func DefaultOptions(root string) Options {
 		PullThreadPoolQueueCapacity:    100000,
 		WaitTimeInPullQueue:            5 * time.Second,
 		AdminThreads:                   16,
+		HA:                             ha.DefaultConfig(),
+		SlaveTimeout:                   3 * time.Second,
+		SlaveSyncPeriod:                10 * time.Second,
 		Store:                          store.DefaultConfig(root),
 	}
 }

@@ -82,11 +82,10 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 			rh.SuggestWhichBrokerID = sg.BrokerID
 		}
 	}
+	// Java sets PULL_RETRY_IMMEDIATELY on a slave without slaveReadEnable, then overwrites
+	// it with the store's status on every path (PullMessageProcessor#processRequest): a
+	// slave serves the messages and only suggests brokerId 0 (ha-facts.md §8.1).
 	code := pullCode(res.Status, h.QueueOffset)
-	if b.opts.Role == RoleSlave && !b.opts.SlaveReadEnable {
-		code = protocol.ResPullRetryImmediately
-		rh.SuggestWhichBrokerID = 0
-	}
 	if code == protocol.ResPullOffsetMoved && b.opts.Role == RoleSlave && !b.opts.Store.OffsetCheckInSlave {
 		rh.SuggestWhichBrokerID = sg.BrokerID
 		code = protocol.ResPullRetryImmediately

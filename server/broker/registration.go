@@ -128,7 +128,7 @@ func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConf
 func (b *Broker) onRegistered(resp *protocol.Command, checkOrderConfig bool) {
 	var rh protocol.RegisterBrokerResponseHeader
 	_ = rh.Decode(resp.Ext)
-	if b.opts.Role == RoleSlave && rh.MasterAddr != "" {
+	if b.opts.Role == RoleSlave {
 		b.setMaster(rh.MasterAddr, rh.HaServerAddr)
 	}
 	if checkOrderConfig && len(resp.Body) > 0 {
@@ -137,11 +137,6 @@ func (b *Broker) onRegistered(resp *protocol.Command, checkOrderConfig bool) {
 			b.topics.UpdateOrderTopics(kv.Table)
 		}
 	}
-}
-
-// setMaster records the master a slave follows (replication lands with the HA work).
-func (b *Broker) setMaster(masterAddr, haAddr string) {
-	b.log.Debug().Str("master", masterAddr).Str("ha", haAddr).Msg("master address from name server")
 }
 
 // unregisterAll sends UNREGISTER_BROKER to every name server (best effort).

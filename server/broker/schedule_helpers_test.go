@@ -126,6 +126,7 @@ func newTestBroker(t testing.TB, mutate func(*Options)) *Broker {
 	o := DefaultOptions(root)
 	o.Store = smallStoreConfig(root, "1s 1s 1s 1s")
 	o.ListenAddr = addr
+	o.HA.ListenAddr = "127.0.0.1:0"
 	o.EnableVIP = false
 	o.BrokerName = "broker-a"
 	if mutate != nil {

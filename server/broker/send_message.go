@@ -250,19 +250,36 @@ func (b *Broker) maxDelayLevel() int {
 }
 
 // putResult turns a store result into the send response (Java:
-// SendMessageProcessor#handlePutMessageResult), waiting for the flush when SYNC_FLUSH
-// asks for it.
+// SendMessageProcessor#handlePutMessageResult), answered once flushed under SYNC_FLUSH
+// and once a slave has it under SYNC_MASTER (CommitLog#handleDiskFlushAndHA): both waits
+// only when the message's WAIT property is not "false". A SYNC_MASTER without a slave in
+// reach answers SLAVE_NOT_AVAILABLE, the message stored, as Java does.
 func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored *message.Message, res store.PutResult, err error, queueID int32, waitStore bool) (*protocol.Command, error) {
 	if err != nil || res.Status != store.PutOK {
 		return b.putFailure(resp, res.Status, err), nil
 	}
 	b.stats.incTopicPut(stored.Topic, stored.QueueID, res)
 	b.fillSendOK(resp, res, queueID)
-	if b.opts.Store.FlushDiskType == store.SyncFlush && waitStore {
-		b.syncReplies.add(ctx, resp, res.WroteOffset+int64(res.WroteBytes), b.opts.Store.SyncFlushTimeout)
-		return nil, nil
+	if !waitStore {
+		return resp, nil
 	}
-	return resp, nil
+	end := res.WroteOffset + int64(res.WroteBytes)
+	var flushTo, replicaTo int64
+	if b.opts.Store.FlushDiskType == store.SyncFlush {
+		flushTo = end
+	}
+	if b.opts.Role == RoleSyncMaster {
+		if b.haMaster.SlaveOK(end) {
+			replicaTo = end
+		} else {
+			resp.Code = int32(protocol.ResSlaveNotAvailable)
+		}
+	}
+	if flushTo == 0 && replicaTo == 0 {
+		return resp, nil
+	}
+	b.syncReplies.addWait(ctx, resp, flushTo, b.opts.Store.SyncFlushTimeout, replicaTo, b.opts.SlaveTimeout)
+	return nil, nil
 }
 
 func (b *Broker) fillSendOK(resp *protocol.Command, res store.PutResult, queueID int32) {

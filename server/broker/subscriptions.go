@@ -48,10 +48,7 @@ func NewSubscriptionManager(path string, autoCreate bool, log zerolog.Logger) (*
 		c.ConsumeBroadcastEnable = true
 		m.table[g] = &c
 	}
-	var stored struct {
-		SubscriptionGroupTable map[string]protocol.SubscriptionGroupConfig `json:"subscriptionGroupTable"`
-		DataVersion            protocol.DataVersion                        `json:"dataVersion"`
-	}
+	var stored subscriptionWrapper
 	if err := m.file.load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
 		return nil, err
 	}
@@ -63,6 +60,35 @@ func NewSubscriptionManager(path string, autoCreate bool, log zerolog.Logger) (*
 		m.version = stored.DataVersion
 	}
 	return m, nil
+}
+
+// subscriptionWrapper is subscriptionGroup.json and the body of
+// GET_ALL_SUBSCRIPTIONGROUP_CONFIG (Java: SubscriptionGroupWrapper).
+type subscriptionWrapper struct {
+	SubscriptionGroupTable map[string]protocol.SubscriptionGroupConfig `json:"subscriptionGroupTable"`
+	DataVersion            protocol.DataVersion                        `json:"dataVersion"`
+}
+
+// ReplaceIfNewer replaces the table and its data version by the master's when the
+// versions differ (Java: SlaveSynchronize#syncSubscriptionGroupConfig), and persists.
+func (m *SubscriptionManager) ReplaceIfNewer(w subscriptionWrapper) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.version == w.DataVersion {
+		return false
+	}
+	t := make(map[string]*protocol.SubscriptionGroupConfig, len(w.SubscriptionGroupTable))
+	for name, c := range w.SubscriptionGroupTable {
+		if c.GroupName == "" {
+			c.GroupName = name
+		}
+		t[name] = &c
+	}
+	m.table, m.version = t, w.DataVersion
+	if err := m.file.persist(m.appendJSONLocked(nil)); err != nil {
+		m.log.Error().Err(err).Msg("persist subscription groups")
+	}
+	return true
 }
 
 // Find returns the group's config, auto-creating it when allowed (Java:

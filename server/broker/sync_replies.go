@@ -11,14 +11,18 @@ import (
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
-// syncReplies answers SYNC_FLUSH sends once the CommitLog is flushed past them (Java:
-// GroupCommitService's requests and the send processor's completion callback). One
-// goroutine serves every waiting send: each flush releases the sends it covers, and the
-// answers to one connection go out in one write. A send not covered within
-// syncFlushTimeout is answered FLUSH_DISK_TIMEOUT, as Java does.
+// syncReplies answers SYNC_FLUSH and SYNC_MASTER sends once the CommitLog is flushed
+// past them and/or a slave has acknowledged them (Java: GroupCommitService's and
+// GroupTransferService's requests and the send processor's completion callback). One
+// goroutine serves every waiting send: each flush or slave ack releases the sends it
+// covers, and the answers to one connection go out in one write. A send not flushed
+// within syncFlushTimeout is answered FLUSH_DISK_TIMEOUT, one not acknowledged within
+// slaveTimeout FLUSH_SLAVE_TIMEOUT; when both fail the replica's status wins, as in Java
+// (CommitLog#handleDiskFlushAndHA).
 type syncReplies struct {
-	st  *store.Store
-	log zerolog.Logger
+	st       *store.Store
+	replicas replicaSource // nil unless the broker is a SYNC_MASTER
+	log      zerolog.Logger
 
 	mu      sync.Mutex
 	pending []syncWait // added since the loop last looked
@@ -30,34 +34,65 @@ type syncReplies struct {
 	done     chan struct{}
 }
 
-type syncWait struct {
-	offset   int64 // the CommitLog offset the flush must reach: the record's end
-	deadline time.Time
-	ctx      *remoting.Context
-	resp     *protocol.Command
+// replicaSource is what syncReplies needs of the HA master (ha.Master).
+type replicaSource interface {
+	AckedOffset() int64
+	AckNotify() <-chan struct{} // closed when AckedOffset next advances
+	WakeTransfer()
 }
 
-func newSyncReplies(st *store.Store, log zerolog.Logger) *syncReplies {
-	r := &syncReplies{st: st, log: log, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+type syncWait struct {
+	flushTo, replicaTo             int64 // the CommitLog offsets to reach (the record's end); 0 once met or failed
+	flushDeadline, replicaDeadline time.Time
+	flushFailed, replicaFailed     bool
+	ctx                            *remoting.Context
+	resp                           *protocol.Command
+}
+
+func newSyncReplies(st *store.Store, replicas replicaSource, log zerolog.Logger) *syncReplies {
+	r := &syncReplies{st: st, replicas: replicas, log: log, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go r.run()
 	return r
 }
 
 // add answers resp to ctx's request once the CommitLog is flushed up to offset.
 func (r *syncReplies) add(ctx *remoting.Context, resp *protocol.Command, offset int64, timeout time.Duration) {
-	deadline := time.Now().Add(timeout)
+	r.addWait(ctx, resp, offset, timeout, 0, 0)
+}
+
+// addWait answers resp once the CommitLog is flushed up to flushTo (when > 0) and a
+// slave has acknowledged replicaTo (when > 0).
+func (r *syncReplies) addWait(ctx *remoting.Context, resp *protocol.Command, flushTo int64, flushTimeout time.Duration, replicaTo int64, replicaTimeout time.Duration) {
+	now := time.Now()
+	w := syncWait{flushTo: flushTo, replicaTo: replicaTo, ctx: ctx, resp: resp}
+	var deadline time.Time
+	if flushTo > 0 {
+		w.flushDeadline = now.Add(flushTimeout)
+		deadline = w.flushDeadline
+	}
+	if replicaTo > 0 {
+		w.replicaDeadline = now.Add(replicaTimeout)
+		if deadline.IsZero() || w.replicaDeadline.Before(deadline) {
+			deadline = w.replicaDeadline
+		}
+	}
 	r.mu.Lock()
-	r.pending = append(r.pending, syncWait{offset: offset, deadline: deadline, ctx: ctx, resp: resp})
-	// The loop sees pending when a flush advances, or at its timer: a send whose deadline
-	// comes first (or finds no timer set) must wake it.
+	r.pending = append(r.pending, w)
+	// The loop sees pending when a flush or an ack advances, or at its timer: a send
+	// whose deadline comes first (or finds no timer set) must wake it.
 	wake := r.armed.IsZero() || deadline.Before(r.armed)
 	r.mu.Unlock()
-	// A flush that ends after the append above wakes the loop through FlushNotify; one
-	// that ended before it would not, so say so here.
-	if wake || r.st.FlushedOffset() >= offset {
+	// A flush or ack that ends after the append above wakes the loop through its notify
+	// channel; one that ended before it would not, so say so here.
+	if wake || (flushTo > 0 && r.st.FlushedOffset() >= flushTo) || (replicaTo > 0 && r.replicas.AckedOffset() >= replicaTo) {
 		r.wake()
 	}
-	r.st.RequestFlush()
+	if flushTo > 0 {
+		r.st.RequestFlush()
+	}
+	if replicaTo > 0 {
+		r.replicas.WakeTransfer()
+	}
 }
 
 func (r *syncReplies) wake() {
@@ -67,12 +102,40 @@ func (r *syncReplies) wake() {
 	}
 }
 
-// stop answers what is still waiting (once flushed, or FLUSH_DISK_TIMEOUT at its
-// deadline, so within syncFlushTimeout) and ends the loop. Call it once no request can
-// add any more, before the store closes.
+// stop answers what is still waiting (once flushed and acknowledged, or at its
+// deadline) and ends the loop. Call it once no request can add any more, before the
+// store closes.
 func (r *syncReplies) stop() {
 	r.quitOnce.Do(func() { close(r.quit) })
 	<-r.done
+}
+
+// settle updates w against the flushed and acknowledged offsets at now; it reports
+// whether w is complete, and otherwise its next deadline.
+func (w *syncWait) settle(flushed, acked int64, now time.Time) (complete bool, next time.Time) {
+	if w.flushTo > 0 {
+		switch {
+		case w.flushTo <= flushed:
+			w.flushTo = 0
+		case !now.Before(w.flushDeadline):
+			w.flushTo, w.flushFailed = 0, true
+		default:
+			next = w.flushDeadline
+		}
+	}
+	if w.replicaTo > 0 {
+		switch {
+		case w.replicaTo <= acked:
+			w.replicaTo = 0
+		case !now.Before(w.replicaDeadline):
+			w.replicaTo, w.replicaFailed = 0, true
+		default:
+			if next.IsZero() || w.replicaDeadline.Before(next) {
+				next = w.replicaDeadline
+			}
+		}
+	}
+	return w.flushTo == 0 && w.replicaTo == 0, next
 }
 
 func (r *syncReplies) run() {
@@ -87,6 +150,12 @@ func (r *syncReplies) run() {
 	for {
 		notify := r.st.FlushNotify() // before the offset: see FlushNotify
 		flushed := r.st.FlushedOffset()
+		var ackNotify <-chan struct{}
+		var acked int64
+		if r.replicas != nil {
+			ackNotify = r.replicas.AckNotify()
+			acked = r.replicas.AckedOffset()
+		}
 		r.mu.Lock()
 		waiting = append(waiting, r.pending...)
 		clear(r.pending)
@@ -95,28 +164,35 @@ func (r *syncReplies) run() {
 
 		now := time.Now()
 		var earliest time.Time
+		needFlush, needAck := false, false
 		kept := waiting[:0]
 		for _, w := range waiting {
-			switch {
-			case w.offset <= flushed:
-				out.Add(w.ctx, w.resp)
-			case !now.Before(w.deadline):
-				w.resp.Code = int32(protocol.ResFlushDiskTimeout)
-				r.log.Warn().Int64("offset", w.offset).Int64("flushed", flushed).Msg("sync flush timed out")
-				out.Add(w.ctx, w.resp)
-			default:
-				if earliest.IsZero() || w.deadline.Before(earliest) {
-					earliest = w.deadline
+			complete, next := w.settle(flushed, acked, now)
+			if !complete {
+				if earliest.IsZero() || next.Before(earliest) {
+					earliest = next
 				}
+				needFlush = needFlush || w.flushTo > 0
+				needAck = needAck || w.replicaTo > 0
 				kept = append(kept, w)
+				continue
 			}
+			switch {
+			case w.replicaFailed:
+				w.resp.Code = int32(protocol.ResFlushSlaveTimeout)
+				r.log.Warn().Int64("acked", acked).Msg("wait for a slave's ack timed out")
+			case w.flushFailed && w.resp.Code == int32(protocol.ResSuccess):
+				w.resp.Code = int32(protocol.ResFlushDiskTimeout)
+				r.log.Warn().Int64("flushed", flushed).Msg("sync flush timed out")
+			}
+			out.Add(w.ctx, w.resp)
 		}
 		clear(waiting[len(kept):])
 		waiting = kept
 		out.Flush()
 
 		r.mu.Lock()
-		r.armed = earliest // add compares its deadline with this to know whether to wake us
+		r.armed = earliest // addWait compares its deadline with this to know whether to wake us
 		more := len(r.pending) > 0
 		r.mu.Unlock()
 		if more {
@@ -129,10 +205,16 @@ func (r *syncReplies) run() {
 		if len(waiting) > 0 {
 			timer.Reset(time.Until(earliest))
 			deadline = timer.C
-			r.st.RequestFlush()
+			if needFlush {
+				r.st.RequestFlush()
+			}
+			if needAck {
+				r.replicas.WakeTransfer()
+			}
 		}
 		select {
 		case <-notify:
+		case <-ackNotify:
 		case <-r.kick:
 		case <-deadline:
 		case <-quit:

@@ -19,6 +19,13 @@ import (
 // syncReplies waiting for the CommitLog offset in the request's "offset" field.
 func syncRepliesServer(t *testing.T, timeout time.Duration) (*store.Store, *syncReplies, *remoting.ClientConn) {
 	t.Helper()
+	return syncRepliesServerWith(t, timeout, nil)
+}
+
+// syncRepliesServerWith also waits, when the request has a "replica" field, for replicas
+// to acknowledge that offset (within the same timeout).
+func syncRepliesServerWith(t *testing.T, timeout time.Duration, replicas replicaSource) (*store.Store, *syncReplies, *remoting.ClientConn) {
+	t.Helper()
 	root := t.TempDir()
 	sc := smallStoreConfig(root, "1s")
 	sc.FlushDiskType = store.SyncFlush
@@ -26,7 +33,7 @@ func syncRepliesServer(t *testing.T, timeout time.Duration) (*store.Store, *sync
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newSyncReplies(st, zerolog.Nop())
+	r := newSyncReplies(st, replicas, zerolog.Nop())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +48,14 @@ func syncRepliesServer(t *testing.T, timeout time.Duration) (*store.Store, *sync
 			}
 			resp := protocol.NewResponse(req, protocol.ResSuccess, "")
 			resp.Ext.Set("offset", strconv.FormatInt(off, 10))
+			if v := req.Ext.Value("replica"); v != "" {
+				rep, _ := strconv.ParseInt(v, 10, 64)
+				if rep < 0 { // the send found no slave: SLAVE_NOT_AVAILABLE after the flush
+					resp.Code, rep = int32(protocol.ResSlaveNotAvailable), 0
+				}
+				r.addWait(ctx, resp, off, timeout, rep, timeout)
+				return nil, nil
+			}
 			r.add(ctx, resp, off, timeout)
 			return nil, nil
 		}}})
@@ -147,5 +162,96 @@ func TestSyncReplies_StopAnswersWaiters(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no answer after stop") // the client's read loop is still up: stop returned first
+	}
+}
+
+// fakeReplicas is an HA master whose acknowledged offset the test moves.
+type fakeReplicas struct {
+	mu     sync.Mutex
+	acked  int64
+	notify chan struct{}
+	wakes  int
+}
+
+func newFakeReplicas() *fakeReplicas { return &fakeReplicas{notify: make(chan struct{})} }
+
+func (f *fakeReplicas) AckedOffset() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.acked
+}
+
+func (f *fakeReplicas) AckNotify() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.notify
+}
+
+func (f *fakeReplicas) WakeTransfer() {
+	f.mu.Lock()
+	f.wakes++
+	f.mu.Unlock()
+}
+
+func (f *fakeReplicas) ack(off int64) {
+	f.mu.Lock()
+	f.acked = off
+	close(f.notify)
+	f.notify = make(chan struct{})
+	f.mu.Unlock()
+}
+
+func replicaRequest(flushTo, replicaTo int64) *protocol.Command {
+	req := waitRequest(flushTo)
+	req.Ext.Set("replica", strconv.FormatInt(replicaTo, 10))
+	return req
+}
+
+// SYNC_MASTER: a send is answered once a slave acknowledged it (and, with SYNC_FLUSH, once
+// flushed), FLUSH_SLAVE_TIMEOUT when no ack comes in time, and the replica's failure wins
+// over the disk's, as in Java's CommitLog#handleDiskFlushAndHA.
+func TestSyncReplies_ReplicaAcks(t *testing.T) {
+	fr := newFakeReplicas()
+	st, _, cc := syncRepliesServerWith(t, 300*time.Millisecond, fr)
+	res, _ := putPlain(t, st, "SyncTopic", 0, "b", 0)
+	end := res.WroteOffset + int64(res.WroteBytes)
+
+	got := make(chan *protocol.Command, 1)
+	cc.InvokeAsync(replicaRequest(0, end), 5*time.Second, func(resp *protocol.Command, err error) { got <- resp })
+	waitFor(t, 5*time.Second, "the transfer to be woken", func() bool {
+		fr.mu.Lock()
+		defer fr.mu.Unlock()
+		return fr.wakes > 0
+	})
+	select {
+	case r := <-got:
+		t.Fatalf("answered before the ack: %v", r.ResponseCode())
+	default:
+	}
+	fr.ack(end)
+	select {
+	case r := <-got:
+		if r == nil || r.ResponseCode() != protocol.ResSuccess {
+			t.Fatalf("after the ack: %v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no answer after the ack")
+	}
+
+	start := time.Now()
+	resp, err := cc.Invoke(context.Background(), replicaRequest(end, end+1<<40), 5*time.Second)
+	if err != nil || resp.ResponseCode() != protocol.ResFlushSlaveTimeout {
+		t.Fatalf("never acknowledged: %v %v, want FLUSH_SLAVE_TIMEOUT", resp, err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("FLUSH_SLAVE_TIMEOUT after %v, before the timeout", d)
+	}
+	resp, err = cc.Invoke(context.Background(), replicaRequest(end+1<<40, end+1<<40), 5*time.Second)
+	if err != nil || resp.ResponseCode() != protocol.ResFlushSlaveTimeout {
+		t.Fatalf("neither flushed nor acknowledged: %v %v, want FLUSH_SLAVE_TIMEOUT", resp, err)
+	}
+	resp, err = cc.Invoke(context.Background(), replicaRequest(end+1<<40, -1), 5*time.Second)
+	if err != nil || resp.ResponseCode() != protocol.ResSlaveNotAvailable {
+		t.Fatalf("no slave, flush timed out: %v %v, want SLAVE_NOT_AVAILABLE", resp, err)
 	}
 }

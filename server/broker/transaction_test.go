@@ -38,6 +38,7 @@ func newTxEnv(t *testing.T, mutate func(*Options)) *txEnv {
 	e := &txEnv{t: t, opts: DefaultOptions(t.TempDir())}
 	e.opts.ListenAddr = "127.0.0.1:" + strconv.Itoa(port)
 	e.opts.EnableVIP = false
+	e.opts.HA.ListenAddr = "127.0.0.1:0"
 	e.opts.BrokerName = "broker-tx"
 	e.opts.Store.MappedFileSizeCommitLog = 4 << 20
 	e.opts.Store.MappedFileSizeConsumeQueue = 3000 * 20
