@@ -1,8 +1,10 @@
 // Package ha is master/slave CommitLog replication, byte-compatible with the classic
 // (non-DLedger) HA of Java RocketMQ 4.2–4.9.8 (Java: HAService, HAConnection): a Skyrocket
 // slave follows a Java master and a Java slave follows a Skyrocket master. It imports
-// only store and zerolog; the broker wires it up (listen address, master
-// address from REGISTER_BROKER, SYNC_MASTER waits via AckedOffset/AckNotify).
+// only store, codec/message (record headers) and zerolog; the broker wires it up
+// (listen address, master address from REGISTER_BROKER, SYNC_MASTER waits via
+// SlaveOK, AckedOffset and AckNotify). The broker closes a Slave or Master before its
+// store.
 //
 // # The stream
 //

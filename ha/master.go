@@ -56,7 +56,9 @@ func NewMaster(st *store.Store, cfg Config) *Master {
 	return m
 }
 
-// Start binds ListenAddr (nothing when it is "") and accepts slaves until Close.
+// Start binds ListenAddr (nothing when it is "") and accepts slaves until Close. A
+// Master is started once; after Close, make a new one (its AckedOffset starts at 0, as
+// Java's after a restart).
 func (m *Master) Start() error {
 	if m.cfg.ListenAddr == "" {
 		return nil
@@ -67,10 +69,13 @@ func (m *Master) Start() error {
 		return err
 	}
 	m.mu.Lock()
-	if m.closed {
+	if m.closed || m.ln != nil {
 		m.mu.Unlock()
 		_ = ln.Close()
-		return net.ErrClosed
+		if m.closed {
+			return net.ErrClosed
+		}
+		return errors.New("ha: master already started")
 	}
 	m.ln = ln
 	m.mu.Unlock()

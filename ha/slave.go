@@ -77,8 +77,9 @@ func dialTCP(ctx context.Context, addr string) (net.Conn, error) {
 }
 
 // SetMasterAddr sets the master's HA address ("" = none). As in Java, a connection that
-// is up stays up: the new address is used at the next (re)connect; a slave waiting to
-// reconnect tries the new address at once.
+// is up stays up: the new address is used at the next (re)connect. A slave that is not
+// connected tries at once (the broker calls this after each registration, so a master
+// that came back is found then rather than at the next 5 s retry).
 func (s *Slave) SetMasterAddr(addr string) {
 	s.addrMu.Lock()
 	changed := s.addr != addr
@@ -86,6 +87,8 @@ func (s *Slave) SetMasterAddr(addr string) {
 	s.addrMu.Unlock()
 	if changed {
 		s.log.Info().Str("master", addr).Msg("ha: master address set")
+	}
+	if changed || !s.connected.Load() {
 		select {
 		case s.kick <- struct{}{}:
 		default:

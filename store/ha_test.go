@@ -94,3 +94,52 @@ func TestHA_EmptySlave_StartsAtMastersLastFile(t *testing.T) {
 		t.Fatalf("record at %d", rec.PhysicalOffset)
 	}
 }
+
+// CommitLogChunk: a full file's data runs to the file end (blank and padding), the next
+// offset is the next file; no offset-0 fallback; no allocation.
+func TestHA_CommitLogChunk(t *testing.T) {
+	c := testConfig(t)
+	master := openStore(t, c)
+	defer master.Close()
+	for i := 0; i < 700; i++ {
+		mustPut(t, master, testMessage("TopicH", 0, body(i), ""))
+	}
+	if master.CommitLogFileSize() != c.MappedFileSizeCommitLog {
+		t.Fatalf("file size %d", master.CommitLogFileSize())
+	}
+	ch := master.CommitLogChunk(100)
+	if len(ch.Data) != int(c.MappedFileSizeCommitLog)-100 {
+		t.Fatalf("full file: %d bytes from 100", len(ch.Data))
+	}
+	ch.Release()
+	ch.Release()
+	ch = master.CommitLogChunk(c.MappedFileSizeCommitLog)
+	if len(ch.Data) == 0 {
+		t.Fatal("no data in the second file")
+	}
+	ch.Release()
+	if n := testing.AllocsPerRun(100, func() { ch := master.CommitLogChunk(100); ch.Release() }); n != 0 {
+		t.Fatalf("%v allocs", n)
+	}
+
+	sc := testConfig(t)
+	sc.Slave = true
+	slave := openStore(t, sc)
+	defer slave.Close()
+	start := 2 * c.MappedFileSizeCommitLog
+	data := master.CommitLogChunk(start)
+	err := slave.AppendToCommitLog(start, append([]byte(nil), data.Data...))
+	data.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := slave.CommitLogChunk(0); ch.Data != nil {
+		t.Fatal("offset 0 read the first file, which starts later")
+	}
+	if ch := slave.CommitLogChunk(-1); ch.Data != nil {
+		t.Fatal("negative offset")
+	}
+	if ch := slave.CommitLogChunk(slave.MaxPhyOffset()); ch.Data != nil {
+		t.Fatal("data at the end")
+	}
+}
