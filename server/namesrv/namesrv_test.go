@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -326,11 +327,26 @@ func TestNamesrv_QueryDataVersion(t *testing.T) {
 	}
 }
 
-type fakeConfig struct{ props map[string]string }
+// fakeConfig is updated on a handler pool goroutine and read by the test: the reply on
+// the socket orders them for us, not for the race detector, hence the lock.
+type fakeConfig struct {
+	mu    sync.Mutex
+	props map[string]string
+}
 
-func (f *fakeConfig) Format() string                   { return "listenPort=9876\nkvConfigPath=/x\n" }
-func (f *fakeConfig) Update(p map[string]string) error { f.props = p; return nil }
-func (f *fakeConfig) BlackList() []string              { return nil }
+func (f *fakeConfig) Format() string { return "listenPort=9876\nkvConfigPath=/x\n" }
+func (f *fakeConfig) Update(p map[string]string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.props = p
+	return nil
+}
+func (f *fakeConfig) BlackList() []string { return nil }
+func (f *fakeConfig) get(k string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.props[k]
+}
 
 func TestNamesrv_Config(t *testing.T) {
 	fc := &fakeConfig{}
@@ -341,8 +357,8 @@ func TestNamesrv_Config(t *testing.T) {
 	}
 	up := protocol.NewRequest(protocol.CodeUpdateNamesrvConfig)
 	up.Body = []byte("orderMessageEnable=true\n")
-	if r := p.call(up); r.ResponseCode() != protocol.ResSuccess || fc.props["orderMessageEnable"] != "true" {
-		t.Fatalf("update: %v %v", r.ResponseCode(), fc.props)
+	if r := p.call(up); r.ResponseCode() != protocol.ResSuccess || fc.get("orderMessageEnable") != "true" {
+		t.Fatalf("update: %v %q", r.ResponseCode(), fc.get("orderMessageEnable"))
 	}
 	up = protocol.NewRequest(protocol.CodeUpdateNamesrvConfig)
 	up.Body = []byte("kvConfigPath=/etc/passwd\n")

@@ -61,6 +61,12 @@ type Server struct {
 	conns    map[uint64]*Conn
 	inflight sync.WaitGroup
 	stopping atomic.Bool
+
+	// dupsMu guards dups: duplicates of the listening sockets, taken in OnBoot and closed
+	// once the engine has stopped. stopAccepting shuts the sockets down through them, so it
+	// never reads gnet's listener state while gnet closes it.
+	dupsMu sync.Mutex
+	dups   []int
 }
 
 // NewServer builds a server with one dispatch table. routes is the table literal; each
@@ -114,6 +120,7 @@ func (s *Server) Start() error {
 	s.done = make(chan error, 1)
 	go func() {
 		err := gnet.Rotate(s, addrs, opts...)
+		s.closeDups()
 		select {
 		case s.boot <- err:
 		default:
@@ -146,16 +153,20 @@ func resolvePort(addr string) (string, error) {
 // Addrs returns the bound "ip:port" of each listener, in Options order.
 func (s *Server) Addrs() []string { return s.addrs }
 
-// OnBoot resolves the listeners' real ports (for port 0) and releases Start.
+// OnBoot resolves the listeners' real ports (for port 0), keeps a duplicate of each
+// listening socket for stopAccepting and releases Start. It runs on the goroutine that
+// opened the listeners, before any event loop starts.
 func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 	s.eng = eng
 	s.addrs = make([]string, len(s.opts.Listeners))
+	s.dupsMu.Lock()
 	for i, l := range s.opts.Listeners {
 		s.addrs[i] = l.Addr
 		fd, err := eng.DupListener("tcp", l.Addr)
 		if err != nil {
 			continue
 		}
+		s.dups = append(s.dups, fd)
 		if sa, err := syscall.Getsockname(fd); err == nil {
 			switch a := sa.(type) {
 			case *syscall.SockaddrInet4:
@@ -164,8 +175,8 @@ func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 				s.addrs[i] = net.JoinHostPort(net.IP(a.Addr[:]).String(), fmt.Sprint(a.Port))
 			}
 		}
-		syscall.Close(fd)
 	}
+	s.dupsMu.Unlock()
 	s.boot <- nil
 	return gnet.None
 }
@@ -178,17 +189,29 @@ func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 // shutdown(2) on a duplicate acts on the socket itself: connection attempts are refused
 // from here on, so the client redials until the next server listens. (The acceptor may
 // then log one failed accept; the engine stops either way.)
+//
+// The duplicates are the ones OnBoot took: duplicating here (Engine.DupListener) would read
+// gnet's listener fd while the engine, stopping because of the failed accept, closes it —
+// a data race, and after the close a dup of fd -1 or of a reused descriptor.
 func (s *Server) stopAccepting() {
-	for _, l := range s.opts.Listeners {
-		fd, err := s.eng.DupListener("tcp", l.Addr)
-		if err != nil {
-			continue
-		}
+	s.dupsMu.Lock()
+	defer s.dupsMu.Unlock()
+	for _, fd := range s.dups {
 		if err := syscall.Shutdown(fd, syscall.SHUT_RD); err != nil {
-			s.log.Debug().Err(err).Str("listener", l.Addr).Msg("shutdown of the listening socket")
+			s.log.Debug().Err(err).Int("fd", fd).Msg("shutdown of the listening socket")
 		}
-		syscall.Close(fd)
 	}
+}
+
+// closeDups closes OnBoot's duplicates once the engine has stopped, so the listening
+// sockets are released with gnet's own descriptors.
+func (s *Server) closeDups() {
+	s.dupsMu.Lock()
+	defer s.dupsMu.Unlock()
+	for _, fd := range s.dups {
+		_ = syscall.Close(fd)
+	}
+	s.dups = nil
 }
 
 // OnOpen registers the connection.
