@@ -50,6 +50,7 @@ type Broker struct {
 	regMu sync.Mutex // serializes registrations (Java: synchronized registerBrokerAll)
 	// nsAnswered: the last registration was answered by a name server (registration.go).
 	nsAnswered atomic.Bool
+	announce   topicAnnouncer // new topics waiting for registration (registration.go)
 	shutOnce   sync.Once
 }
 
@@ -90,7 +91,6 @@ func New(opts Options) (*Broker, error) {
 	}, log); err != nil {
 		return nil, err
 	}
-	b.topics.onCreate = b.registerTopic
 	if b.subs, err = NewSubscriptionManager(opts.configPath("subscriptionGroup.json"), opts.AutoCreateSubscriptionGroup, log); err != nil {
 		return nil, err
 	}
@@ -237,6 +237,8 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.syncReplies.stop() // no request adds any more: answer what waits for a flush or a slave
 		b.stopReplication()
 		b.wg.Wait()
+		b.topics.Close()
+		b.subs.Close()
 		b.pools.stop()
 		if e := b.offsets.Persist(true); e != nil {
 			b.log.Error().Err(e).Msg("persist consumer offsets")

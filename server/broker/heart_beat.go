@@ -3,7 +3,9 @@ package broker
 // HEART_BEAT (34), UNREGISTER_CLIENT (35), CHECK_CLIENT_CONFIG (46).
 // Java: ClientManageProcessor. A heartbeat registers producer groups and consumer groups
 // with their subscriptions (pulls filter with them), auto-creates the consumer group and
-// its %RETRY% topic, and notifies the group's clients when membership changed. The
+// its %RETRY% topic, and notifies the group's clients when membership changed. A new
+// %RETRY% topic is registered with the name servers before the answer, as in Java, but
+// the event loop does not wait: the answer goes out from the registering goroutine. The
 // response carries the broker's version (Java clients require ≥ V4_1_0 for SQL92).
 
 import (
@@ -22,6 +24,7 @@ func (b *Broker) heartBeat(ctx *remoting.Context, req *protocol.Command) (*proto
 		}
 	}
 	ch := ClientChannel{Conn: ctx.Conn, ClientID: hb.ClientID, Language: req.Language, Version: req.Version}
+	var gate <-chan struct{} // the last new %RETRY% topic's registration: batches go in order
 	for i := range hb.ConsumerDataSet {
 		data := &hb.ConsumerDataSet[i]
 		notify := true
@@ -31,7 +34,11 @@ func (b *Broker) heartBeat(ctx *remoting.Context, req *protocol.Command) (*proto
 			if data.UnitMode {
 				sysFlag = topicFlagUnitSub
 			}
-			b.topics.CreateIfAbsent(RetryTopic(data.GroupName), sg.RetryQueueNums, protocol.PermWrite|protocol.PermRead, sysFlag)
+			if tc, created := b.topics.CreateIfAbsent(RetryTopic(data.GroupName), sg.RetryQueueNums, protocol.PermWrite|protocol.PermRead, sysFlag); created {
+				if g := b.announceTopic(tc); g != nil {
+					gate = g
+				}
+			}
 		}
 		if b.consumers.Register(data, ch, notify) {
 			b.log.Info().Str("group", data.GroupName).Str("client", hb.ClientID).Str("remote", ctx.Conn.RemoteAddr()).Msg("registered consumer group changed")
@@ -41,7 +48,15 @@ func (b *Broker) heartBeat(ctx *remoting.Context, req *protocol.Command) (*proto
 	for _, p := range hb.ProducerDataSet {
 		b.producers.Register(p.GroupName, ch)
 	}
-	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
+	if gate != nil { // answered once the name servers have the new topics, off the loop
+		go func() {
+			<-gate
+			ctx.Reply(resp)
+		}()
+		return nil, nil
+	}
+	return resp, nil
 }
 
 func (b *Broker) unregisterClient(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {

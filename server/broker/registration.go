@@ -11,7 +11,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
@@ -28,37 +27,76 @@ func (b *Broker) registerAll(checkOrderConfig bool) {
 	b.register(w, checkOrderConfig)
 }
 
-// registerTopic registers one new topic with every name server and waits for their
-// answers, at most RegisterBrokerTimeout (Java 4.9.8 registers from the creating thread:
-// registerBrokerAll in createTopicInSendMessageMethod, registerIncrementBrokerData for
-// UPDATE_AND_CREATE_TOPIC). The send or admin request that created the topic is answered
-// after this, so a client that asks the name server for the route next finds it (the Go
-// client's push consumer refuses to start on a topic without a route).
+// announceTopic registers a topic the caller just created with every name server, from
+// a background goroutine: topics created meanwhile go in the same REGISTER_BROKER (a
+// heartbeat that creates a thousand %RETRY% topics costs a few registrations, not a
+// thousand). It returns a channel closed once the name servers answered (each call is
+// bounded by registerBrokerTimeout), or nil when nothing should wait: no name server is
+// configured, or none answered the last registration (an unreachable name server must
+// not hold every new topic's request).
 //
-// Sends and heartbeats run on the event loop: while no name server answered the last
-// registration, the new topic is registered in the background and nothing waits, so an
-// unreachable name server stalls a loop once at most, not once per new topic (Java blocks
-// its send thread every time).
-func (b *Broker) registerTopic(tc protocol.TopicConfig) {
+// Java 4.9.8 registers from the creating thread (registerBrokerAll in
+// createTopicInSendMessageMethod, registerIncrementBrokerData for
+// UPDATE_AND_CREATE_TOPIC) and answers after it, so a client that asks the name server
+// for the route next finds it (the Go client's push consumer refuses to start on a topic
+// without a route). Handlers on an event loop hand their answer to replyWhen instead of
+// waiting; pooled handlers wait with awaitRegistered.
+func (b *Broker) announceTopic(tc protocol.TopicConfig) <-chan struct{} {
 	if len(b.opts.NamesrvAddrs) == 0 {
-		return
-	}
-	w := protocol.TopicConfigSerializeWrapper{DataVersion: b.topics.DataVersion(), TopicConfigTable: map[string]protocol.TopicConfig{tc.TopicName: tc}}
-	if !b.nsAnswered.Load() {
-		go b.register(w, false)
-		return
+		return nil
 	}
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b.register(w, false)
-	}()
-	t := time.NewTimer(b.opts.RegisterBrokerTimeout)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		b.log.Warn().Str("topic", tc.TopicName).Dur("waited", b.opts.RegisterBrokerTimeout).Msg("name servers did not answer the new topic's registration in time; it goes on in the background")
+	a := &b.announce
+	a.mu.Lock()
+	if a.pending == nil {
+		a.pending = map[string]protocol.TopicConfig{}
+	}
+	a.pending[tc.TopicName] = tc
+	a.waiters = append(a.waiters, done)
+	if !a.running {
+		a.running = true
+		go b.announceLoop()
+	}
+	a.mu.Unlock()
+	if !b.nsAnswered.Load() {
+		return nil
+	}
+	return done
+}
+
+// topicAnnouncer batches the registrations of new topics (announceTopic).
+type topicAnnouncer struct {
+	mu      sync.Mutex
+	pending map[string]protocol.TopicConfig
+	waiters []chan struct{}
+	running bool
+}
+
+func (b *Broker) announceLoop() {
+	a := &b.announce
+	for {
+		version := b.topics.DataVersion() // before the batch: a later topic brings a later version
+		a.mu.Lock()
+		if len(a.pending) == 0 {
+			a.running = false
+			a.mu.Unlock()
+			return
+		}
+		batch, waiters := a.pending, a.waiters
+		a.pending, a.waiters = nil, nil
+		a.mu.Unlock()
+		b.register(protocol.TopicConfigSerializeWrapper{DataVersion: version, TopicConfigTable: batch}, false)
+		for _, ch := range waiters {
+			close(ch)
+		}
+	}
+}
+
+// awaitRegistered waits for announceTopic's channel (nil: nothing to wait for). For
+// handlers on a pool; registerBrokerTimeout bounds each name server's answer.
+func (b *Broker) awaitRegistered(done <-chan struct{}) {
+	if done != nil {
+		<-done
 	}
 }
 

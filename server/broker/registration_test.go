@@ -113,3 +113,66 @@ func TestAutoCreatedTopic_UnansweredNamesrv_SendNotHeld(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "the new topic's registration sent in the background", func() bool { return registers.Load() >= 2 })
 }
+
+// A request that must wait (here a send that auto-created its topic, held until a slow
+// name server takes it) does not hold the event loop: with one loop serving both
+// connections, another connection's requests are answered within milliseconds meanwhile.
+func TestEventLoop_HeldRequestDoesNotStallOtherConnections(t *testing.T) {
+	const topic = "AutoHeldTopic"
+	release := make(chan struct{})
+	ns := fakeNamesrv(t,
+		remoting.Route{Code: protocol.CodeRegisterBroker, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+			if bytes.Contains(req.Body, []byte(topic)) {
+				<-release // the new topic's registration hangs until the test lets it go
+			}
+			return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+		}},
+		remoting.Route{Code: protocol.CodeUnregisterBroker, Handler: func(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+			return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
+		}})
+	b := newTestBroker(t, func(o *Options) {
+		o.NamesrvAddrs = []string{ns}
+		o.EventLoops = 1 // both connections on the loop that runs the held send
+		o.RegisterBrokerTimeout = time.Minute
+	})
+	waitFor(t, 10*time.Second, "the first registration", func() bool { return b.nsAnswered.Load() })
+
+	held := make(chan *protocol.Command, 1)
+	go func() {
+		resp, _ := sendToNewTopic(t, b, topic, 30*time.Second)
+		held <- resp
+	}()
+	waitFor(t, 10*time.Second, "the new topic", func() bool { _, ok := b.topics.Get(topic); return ok })
+
+	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
+	defer cl.Close()
+	var worst time.Duration
+	for i := 0; i < 20; i++ {
+		req := protocol.NewRequest(protocol.CodeGetMaxOffset)
+		(&protocol.GetMaxOffsetRequestHeader{Topic: topic, QueueID: 0}).Encode(&req.Ext)
+		start := time.Now()
+		resp, err := cl.Invoke(context.Background(), b.ListenAddrs()[0], req, 5*time.Second)
+		if err != nil || resp.Code != int32(protocol.ResSuccess) {
+			t.Fatalf("other connection while the send is held: %v %v", resp, err)
+		}
+		worst = max(worst, time.Since(start))
+	}
+	select {
+	case r := <-held:
+		t.Fatalf("the send was answered before its topic was registered: %v", r)
+	default:
+	}
+	if worst > time.Second {
+		t.Fatalf("another connection waited %v while a send was held", worst)
+	}
+	t.Logf("20 requests on the same loop answered, slowest in %v, while the send waited", worst)
+	close(release)
+	select {
+	case r := <-held:
+		if r == nil || r.Code != int32(protocol.ResSuccess) {
+			t.Fatalf("held send: %v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held send was never answered")
+	}
+}

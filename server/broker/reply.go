@@ -27,10 +27,11 @@ func (b *Broker) sendReplyMessage(ctx *remoting.Context, req *protocol.Command) 
 		return nil, err
 	}
 	resp := b.newSendResponse(req)
-	tc, errResp := b.msgCheck(ctx, &h, resp)
+	tc, gate, errResp := b.msgCheck(ctx, &h, resp)
 	if errResp != nil {
 		return errResp, nil
 	}
+	b.awaitRegistered(gate) // on the send pool, as Java's send thread waits
 	queueID := h.QueueID
 	if queueID < 0 {
 		queueID = randomQueue(tc.WriteQueueNums)

@@ -60,7 +60,10 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	if h.UnitMode {
 		topicSysFlag = topicFlagUnitSub // Java: TopicSysFlag.buildSysFlag(false, true)
 	}
-	tc := b.topics.CreateIfAbsent(topic, sg.RetryQueueNums, protocol.PermWrite|protocol.PermRead, topicSysFlag)
+	tc, created := b.topics.CreateIfAbsent(topic, sg.RetryQueueNums, protocol.PermWrite|protocol.PermRead, topicSysFlag)
+	if created {
+		b.awaitRegistered(b.announceTopic(tc)) // on the send pool, as Java's send thread waits
+	}
 	if !protocol.IsWriteable(tc.Perm) {
 		return fail(resp, protocol.ResNoPermission, fmt.Sprintf("the topic[%s] sending message is forbidden", topic)), nil
 	}
@@ -91,7 +94,9 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	if r.ReconsumeTimes >= maxTimes || delayLevel < 0 {
 		topic = DLQTopic(h.Group)
 		queueID = randomQueue(dlqNumsPerGroup)
-		b.topics.CreateIfAbsent(topic, dlqNumsPerGroup, protocol.PermWrite|protocol.PermRead, 0)
+		if tc, created := b.topics.CreateIfAbsent(topic, dlqNumsPerGroup, protocol.PermWrite|protocol.PermRead, 0); created {
+			b.awaitRegistered(b.announceTopic(tc))
+		}
 		sc.props.Set(message.PropertyDelayTimeLevel, "0")
 	} else {
 		if delayLevel == 0 {

@@ -74,7 +74,7 @@ func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*pro
 		return fail(resp, protocol.ResSystemError, fmt.Sprintf("broker unable to service, until %s",
 			compat.TimeMillisToHumanString2(b.opts.StartAcceptSendRequestTime.UnixMilli()))), nil
 	}
-	tc, errResp := b.msgCheck(ctx, &h, resp)
+	tc, gate, errResp := b.msgCheck(ctx, &h, resp)
 	if errResp != nil {
 		return errResp, nil
 	}
@@ -83,7 +83,7 @@ func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*pro
 		queueID = randomQueue(tc.WriteQueueNums)
 	}
 	if h.Batch {
-		return b.sendBatch(ctx, req, &h, tc, queueID, resp)
+		return b.sendBatch(ctx, req, &h, tc, queueID, resp, gate)
 	}
 	sc := sendScratchPool.Get().(*sendScratch)
 	defer sendScratchPool.Put(sc)
@@ -112,26 +112,27 @@ func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*pro
 		if b.opts.RejectTransactionMessage {
 			return fail(resp, protocol.ResNoPermission, "the broker["+b.opts.BrokerIP1+"] sending transaction message is forbidden"), nil
 		}
-		return b.prepareHalfMessage(ctx, sc, resp)
+		return b.prepareHalfMessage(ctx, sc, resp, gate)
 	}
 	b.applyDelay(m, &sc.props)
 	sc.buf = sc.props.AppendTo(sc.buf[:0])
 	m.Properties = sc.buf
 	res, err := b.store.PutMessage(m)
-	return b.putResult(ctx, resp, m, res, err, queueID, waitStore)
+	return b.putResult(ctx, resp, m, res, err, queueID, waitStore, gate)
 }
 
 // msgCheck is AbstractSendMessageProcessor#msgCheck: it returns the topic config, or the
-// error response.
-func (b *Broker) msgCheck(ctx *remoting.Context, h *protocol.SendMessageRequestHeader, resp *protocol.Command) (protocol.TopicConfig, *protocol.Command) {
+// error response. When the send auto-created its topic, gate closes once the name
+// servers took it: the answer waits for it (putResult), not the event loop.
+func (b *Broker) msgCheck(ctx *remoting.Context, h *protocol.SendMessageRequestHeader, resp *protocol.Command) (tc protocol.TopicConfig, gate <-chan struct{}, errResp *protocol.Command) {
 	if !protocol.IsWriteable(b.brokerPermission()) && b.topics.IsOrderTopic(h.Topic) {
-		return protocol.TopicConfig{}, fail(resp, protocol.ResNoPermission, "the broker["+b.opts.BrokerIP1+"] sending message is forbidden")
+		return tc, nil, fail(resp, protocol.ResNoPermission, "the broker["+b.opts.BrokerIP1+"] sending message is forbidden")
 	}
 	if pe := validateTopic(h.Topic); pe != nil {
-		return protocol.TopicConfig{}, fail(resp, pe.Code, pe.Remark)
+		return tc, nil, fail(resp, pe.Code, pe.Remark)
 	}
 	if notAllowedSendTopics[h.Topic] {
-		return protocol.TopicConfig{}, fail(resp, protocol.ResNoPermission, "Sending message to topic["+h.Topic+"] is forbidden.")
+		return tc, nil, fail(resp, protocol.ResNoPermission, "Sending message to topic["+h.Topic+"] is forbidden.")
 	}
 	tc, ok := b.topics.Get(h.Topic)
 	if !ok {
@@ -144,25 +145,28 @@ func (b *Broker) msgCheck(ctx *remoting.Context, h *protocol.SendMessageRequestH
 			}
 		}
 		b.log.Warn().Str("topic", h.Topic).Str("producer", ctx.Conn.RemoteAddr()).Msg("the topic not exist")
-		created := b.topics.CreateInSend(h.Topic, h.DefaultTopic, ctx.Conn.RemoteAddr(), h.DefaultTopicQueueNums, sysFlag)
+		created, isNew := b.topics.CreateInSend(h.Topic, h.DefaultTopic, ctx.Conn.RemoteAddr(), h.DefaultTopicQueueNums, sysFlag)
 		if created == nil && strings.HasPrefix(h.Topic, RetryGroupTopicPrefix) {
-			c := b.topics.CreateIfAbsent(h.Topic, 1, protocol.PermWrite|protocol.PermRead, sysFlag)
-			created = &c
+			c, n := b.topics.CreateIfAbsent(h.Topic, 1, protocol.PermWrite|protocol.PermRead, sysFlag)
+			created, isNew = &c, n
 		}
 		if created == nil {
-			return protocol.TopicConfig{}, fail(resp, protocol.ResTopicNotExist, "topic["+h.Topic+"] not exist, apply first please!"+faqSuffix)
+			return tc, nil, fail(resp, protocol.ResTopicNotExist, "topic["+h.Topic+"] not exist, apply first please!"+faqSuffix)
 		}
 		tc = *created
+		if isNew {
+			gate = b.announceTopic(tc)
+		}
 	}
 	valid := tc.WriteQueueNums
 	if tc.ReadQueueNums > valid {
 		valid = tc.ReadQueueNums
 	}
 	if h.QueueID >= valid {
-		return protocol.TopicConfig{}, fail(resp, protocol.ResSystemError, fmt.Sprintf("request queueId[%d] is illegal, %s Producer: %s",
+		return tc, nil, fail(resp, protocol.ResSystemError, fmt.Sprintf("request queueId[%d] is illegal, %s Producer: %s",
 			h.QueueID, topicConfigString(tc), ctx.Conn.RemoteAddr()))
 	}
-	return tc, nil
+	return tc, gate, nil
 }
 
 // Topic sysFlag bits (Java: TopicSysFlag).
@@ -205,7 +209,9 @@ func (b *Broker) retryToDLQ(req *protocol.Command, h *protocol.SendMessageReques
 	if h.ReconsumeTimes >= maxTimes {
 		m.Topic = DLQTopic(group)
 		m.QueueID = randomQueue(dlqNumsPerGroup)
-		b.topics.CreateIfAbsent(m.Topic, dlqNumsPerGroup, protocol.PermWrite|protocol.PermRead, 0)
+		if tc, created := b.topics.CreateIfAbsent(m.Topic, dlqNumsPerGroup, protocol.PermWrite|protocol.PermRead, 0); created {
+			b.announceTopic(tc) // nobody looks a DLQ's route up right after: no wait
+		}
 	}
 	return nil
 }
@@ -253,33 +259,49 @@ func (b *Broker) maxDelayLevel() int {
 // SendMessageProcessor#handlePutMessageResult), answered once flushed under SYNC_FLUSH
 // and once a slave has it under SYNC_MASTER (CommitLog#handleDiskFlushAndHA): both waits
 // only when the message's WAIT property is not "false". A SYNC_MASTER without a slave in
-// reach answers SLAVE_NOT_AVAILABLE, the message stored, as Java does.
-func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored *message.Message, res store.PutResult, err error, queueID int32, waitStore bool) (*protocol.Command, error) {
+// reach answers SLAVE_NOT_AVAILABLE, the message stored, as Java does. A send that
+// created its topic is answered once the name servers took it (gate), from a goroutine.
+func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored *message.Message, res store.PutResult, err error, queueID int32, waitStore bool, gate <-chan struct{}) (*protocol.Command, error) {
 	if err != nil || res.Status != store.PutOK {
 		return b.putFailure(resp, res.Status, err), nil
 	}
 	b.stats.incTopicPut(stored.Topic, stored.QueueID, res)
 	b.fillSendOK(resp, res, queueID)
-	if !waitStore {
-		return resp, nil
-	}
-	end := res.WroteOffset + int64(res.WroteBytes)
 	var flushTo, replicaTo int64
-	if b.opts.Store.FlushDiskType == store.SyncFlush {
-		flushTo = end
-	}
-	if b.opts.Role == RoleSyncMaster {
-		if b.haMaster.SlaveOK(end) {
-			replicaTo = end
-		} else {
-			resp.Code = int32(protocol.ResSlaveNotAvailable)
+	if waitStore {
+		end := res.WroteOffset + int64(res.WroteBytes)
+		if b.opts.Store.FlushDiskType == store.SyncFlush {
+			flushTo = end
 		}
+		if b.opts.Role == RoleSyncMaster {
+			if b.haMaster.SlaveOK(end) {
+				replicaTo = end
+			} else {
+				resp.Code = int32(protocol.ResSlaveNotAvailable)
+			}
+		}
+	}
+	if gate != nil {
+		go func() {
+			<-gate
+			b.replyStored(ctx, resp, flushTo, replicaTo)
+		}()
+		return nil, nil
 	}
 	if flushTo == 0 && replicaTo == 0 {
 		return resp, nil
 	}
 	b.syncReplies.addWait(ctx, resp, flushTo, b.opts.Store.SyncFlushTimeout, replicaTo, b.opts.SlaveTimeout)
 	return nil, nil
+}
+
+// replyStored answers a stored send now, or once flushed / replicated as it asks.
+func (b *Broker) replyStored(ctx *remoting.Context, resp *protocol.Command, flushTo, replicaTo int64) {
+	if flushTo == 0 && replicaTo == 0 {
+		ctx.Reply(resp)
+		return
+	}
+	b.syncReplies.addWait(ctx, resp, flushTo, b.opts.Store.SyncFlushTimeout, replicaTo, b.opts.SlaveTimeout)
 }
 
 func (b *Broker) fillSendOK(resp *protocol.Command, res store.PutResult, queueID int32) {
@@ -334,7 +356,7 @@ func ratio(s string) float64 {
 }
 
 // sendBatch stores a SEND_BATCH_MESSAGE body (Java: asyncSendBatchMessage).
-func (b *Broker) sendBatch(ctx *remoting.Context, req *protocol.Command, h *protocol.SendMessageRequestHeader, tc protocol.TopicConfig, queueID int32, resp *protocol.Command) (*protocol.Command, error) {
+func (b *Broker) sendBatch(ctx *remoting.Context, req *protocol.Command, h *protocol.SendMessageRequestHeader, tc protocol.TopicConfig, queueID int32, resp *protocol.Command, gate <-chan struct{}) (*protocol.Command, error) {
 	if len(h.Topic) > topicMaxLength {
 		return fail(resp, protocol.ResMessageIllegal, "message topic length too long "+strconv.Itoa(len(h.Topic))), nil
 	}
@@ -358,5 +380,5 @@ func (b *Broker) sendBatch(ctx *remoting.Context, req *protocol.Command, h *prot
 		m.SysFlag |= message.FlagMultiTags
 	}
 	res, err := b.store.PutMessages(m, req.Body)
-	return b.putResult(ctx, resp, m, res, err, queueID, waitStore)
+	return b.putResult(ctx, resp, m, res, err, queueID, waitStore, gate)
 }

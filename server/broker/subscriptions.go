@@ -33,6 +33,7 @@ type SubscriptionManager struct {
 	file       configFile
 	autoCreate bool
 	log        zerolog.Logger
+	saver      *laterWriter // for groups auto-created by heartbeats and pulls
 }
 
 // NewSubscriptionManager loads subscriptionGroup.json over Java's built-in groups.
@@ -59,7 +60,18 @@ func NewSubscriptionManager(path string, autoCreate bool, log zerolog.Logger) (*
 	if stored.DataVersion.Timestamp != 0 {
 		m.version = stored.DataVersion
 	}
+	m.saver = newLaterWriter(&m.file, func() []byte { return m.AppendJSON(nil) }, log)
 	return m, nil
+}
+
+// Close writes what is still to be written and stops the writer.
+func (m *SubscriptionManager) Close() { m.saver.close() }
+
+// persistNow writes subscriptionGroup.json before returning (admin requests, on a pool).
+func (m *SubscriptionManager) persistNow() {
+	if err := m.file.persistFrom(func() []byte { return m.AppendJSON(nil) }); err != nil {
+		m.log.Error().Err(err).Msg("persist subscription groups")
+	}
 }
 
 // subscriptionWrapper is subscriptionGroup.json and the body of
@@ -73,8 +85,8 @@ type subscriptionWrapper struct {
 // versions differ (Java: SlaveSynchronize#syncSubscriptionGroupConfig), and persists.
 func (m *SubscriptionManager) ReplaceIfNewer(w subscriptionWrapper) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.version == w.DataVersion {
+		m.mu.Unlock()
 		return false
 	}
 	t := make(map[string]*protocol.SubscriptionGroupConfig, len(w.SubscriptionGroupTable))
@@ -85,9 +97,8 @@ func (m *SubscriptionManager) ReplaceIfNewer(w subscriptionWrapper) bool {
 		t[name] = &c
 	}
 	m.table, m.version = t, w.DataVersion
-	if err := m.file.persist(m.appendJSONLocked(nil)); err != nil {
-		m.log.Error().Err(err).Msg("persist subscription groups")
-	}
+	m.mu.Unlock()
+	m.persistNow()
 	return true
 }
 
@@ -113,6 +124,7 @@ func (m *SubscriptionManager) Find(group string) (protocol.SubscriptionGroupConf
 	m.table[group] = &nc
 	m.nextVersionLocked()
 	m.mu.Unlock()
+	m.saver.mark()
 	m.log.Info().Str("group", group).Msg("auto create a subscription group")
 	return nc, true
 }
@@ -134,18 +146,21 @@ func (m *SubscriptionManager) Update(c protocol.SubscriptionGroupConfig) {
 	m.table[c.GroupName] = &c
 	m.nextVersionLocked()
 	m.mu.Unlock()
+	m.persistNow()
 	m.log.Info().Str("group", c.GroupName).Interface("config", c).Msg("subscription group updated")
 }
 
 // Delete removes a group's config; it reports whether it existed.
 func (m *SubscriptionManager) Delete(group string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if _, ok := m.table[group]; !ok {
+		m.mu.Unlock()
 		return false
 	}
 	delete(m.table, group)
 	m.nextVersionLocked()
+	m.mu.Unlock()
+	m.persistNow()
 	return true
 }
 
@@ -163,9 +178,6 @@ func (m *SubscriptionManager) Groups() []string {
 
 func (m *SubscriptionManager) nextVersionLocked() {
 	m.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: m.version.Counter + 1}
-	if err := m.file.persist(m.appendJSONLocked(nil)); err != nil {
-		m.log.Error().Err(err).Msg("persist subscription groups")
-	}
 }
 
 // AppendJSON writes {"dataVersion":..,"subscriptionGroupTable":{..}} (the body of

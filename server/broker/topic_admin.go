@@ -55,7 +55,7 @@ func (b *Broker) updateAndCreateTopic(ctx *remoting.Context, req *protocol.Comma
 	}
 	tc.TopicSysFlag = h.TopicSysFlag
 	b.topics.Update(tc)
-	b.registerTopic(tc)
+	b.awaitRegistered(b.announceTopic(tc))
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }
 

@@ -91,20 +91,21 @@ func TestTopicManager_QueueCountsAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer m.Close()
 	for name, want := range map[string]int32{"Huge": protocol.MaxQueueNums, "Fine": 8, TopicAutoCreate: protocol.MaxQueueNums} {
 		if tc, _ := m.Get(name); tc.ReadQueueNums != want || tc.WriteQueueNums != want {
 			t.Errorf("%s: %d/%d queues, want %d", name, tc.ReadQueueNums, tc.WriteQueueNums, want)
 		}
 	}
 	// A send's defaultTopicQueueNums (Java: min with the default topic's write queues).
-	if tc := m.CreateInSend("Sent", TopicAutoCreate, "1.2.3.4:5", 1<<31-1, 0); tc == nil || tc.WriteQueueNums != protocol.MaxQueueNums {
+	if tc, _ := m.CreateInSend("Sent", TopicAutoCreate, "1.2.3.4:5", 1<<31-1, 0); tc == nil || tc.WriteQueueNums != protocol.MaxQueueNums {
 		t.Fatalf("auto-created %+v", tc)
 	}
-	if tc := m.CreateInSend("SentFew", TopicAutoCreate, "1.2.3.4:5", 4, 0); tc == nil || tc.WriteQueueNums != 4 {
+	if tc, _ := m.CreateInSend("SentFew", TopicAutoCreate, "1.2.3.4:5", 4, 0); tc == nil || tc.WriteQueueNums != 4 {
 		t.Fatalf("auto-created %+v", tc)
 	}
 	// A retry group's retryQueueNums.
-	if tc := m.CreateIfAbsent("%RETRY%G", 5_000_000, protocol.PermRead|protocol.PermWrite, 0); tc.ReadQueueNums != protocol.MaxQueueNums {
+	if tc, _ := m.CreateIfAbsent("%RETRY%G", 5_000_000, protocol.PermRead|protocol.PermWrite, 0); tc.ReadQueueNums != protocol.MaxQueueNums {
 		t.Fatalf("retry topic %+v", tc)
 	}
 }

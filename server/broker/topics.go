@@ -105,14 +105,14 @@ type topicTable map[string]*protocol.TopicConfig
 // TopicManager is Java's TopicConfigManager: the broker's topics, its system topics, auto
 // creation from TBW102, and topics.json.
 type TopicManager struct {
-	mu       sync.Mutex // writers; readers use table
-	table    atomic.Pointer[topicTable]
-	version  protocol.DataVersion
-	system   map[string]bool
-	file     configFile
-	log      zerolog.Logger
-	autoOn   bool
-	onCreate func(tc protocol.TopicConfig) // registers the new topic with the namesrv
+	mu      sync.Mutex // writers; readers use table
+	table   atomic.Pointer[topicTable]
+	version protocol.DataVersion
+	system  map[string]bool
+	file    configFile
+	log     zerolog.Logger
+	autoOn  bool
+	saver   *laterWriter // topics.json for changes made on an event loop
 }
 
 // TopicOptions are the BrokerConfig fields the topic manager reads.
@@ -188,7 +188,24 @@ func NewTopicManager(o TopicOptions, log zerolog.Logger) (*TopicManager, error) 
 		m.version = stored.DataVersion
 	}
 	m.table.Store(&t)
+	m.saver = newLaterWriter(&m.file, m.contentJSON, log)
 	return m, nil
+}
+
+// Close writes what is still to be written and stops the writer.
+func (m *TopicManager) Close() { m.saver.close() }
+
+// contentJSON is topics.json's content (compact).
+func (m *TopicManager) contentJSON() []byte {
+	w := m.Wrapper()
+	return w.AppendJSON(nil)
+}
+
+// persistNow writes topics.json before returning (admin requests, on a pool).
+func (m *TopicManager) persistNow() {
+	if err := m.file.persistFrom(m.contentJSON); err != nil {
+		m.log.Error().Err(err).Msg("persist topics")
+	}
 }
 
 // Get returns a copy of a topic's config.
@@ -240,7 +257,7 @@ func (m *TopicManager) Names() []string {
 	return out
 }
 
-// put installs tc, bumps the data version and persists; caller holds m.mu.
+// put installs tc and bumps the data version; caller holds m.mu and then persists.
 func (m *TopicManager) putLocked(tc protocol.TopicConfig) {
 	old := *m.table.Load()
 	t := make(topicTable, len(old)+1)
@@ -254,10 +271,6 @@ func (m *TopicManager) putLocked(tc protocol.TopicConfig) {
 
 func (m *TopicManager) nextVersionLocked() {
 	m.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: m.version.Counter + 1}
-	w := m.wrapperLocked()
-	if err := m.file.persist(w.AppendJSON(nil)); err != nil {
-		m.log.Error().Err(err).Msg("persist topics")
-	}
 }
 
 // Update creates or replaces a topic (UPDATE_AND_CREATE_TOPIC).
@@ -266,15 +279,16 @@ func (m *TopicManager) Update(tc protocol.TopicConfig) {
 	_, existed := (*m.table.Load())[tc.TopicName]
 	m.putLocked(tc)
 	m.mu.Unlock()
+	m.persistNow()
 	m.log.Info().Str("topic", tc.TopicName).Bool("new", !existed).Interface("config", tc).Msg("topic config updated")
 }
 
 // Delete removes a topic; it reports whether it existed.
 func (m *TopicManager) Delete(topic string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	old := *m.table.Load()
 	if _, ok := old[topic]; !ok {
+		m.mu.Unlock()
 		return false
 	}
 	t := make(topicTable, len(old))
@@ -285,25 +299,28 @@ func (m *TopicManager) Delete(topic string) bool {
 	}
 	m.table.Store(&t)
 	m.nextVersionLocked()
+	m.mu.Unlock()
+	m.persistNow()
 	m.log.Info().Str("topic", topic).Msg("topic config deleted")
 	return true
 }
 
 // CreateInSend auto-creates topic from defaultTopic for a send (Java:
 // TopicConfigManager#createTopicInSendMessageMethod). It returns nil when the default
-// topic is missing or not inheritable.
-func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQueueNums, sysFlag int32) *protocol.TopicConfig {
+// topic is missing or not inheritable, and whether it created the topic: the caller
+// then registers it with the name servers. topics.json is written in the background.
+func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQueueNums, sysFlag int32) (*protocol.TopicConfig, bool) {
 	m.mu.Lock()
 	if tc, ok := (*m.table.Load())[topic]; ok {
 		m.mu.Unlock()
 		c := *tc
-		return &c
+		return &c, false
 	}
 	def, ok := (*m.table.Load())[defaultTopic]
 	if !ok {
 		m.mu.Unlock()
 		m.log.Warn().Str("topic", topic).Str("defaultTopic", defaultTopic).Str("producer", remote).Msg("create new topic failed, because the default topic not exist")
-		return nil
+		return nil, false
 	}
 	defPerm := def.Perm
 	if defaultTopic == TopicAutoCreate && !m.autoOn {
@@ -312,7 +329,7 @@ func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQu
 	if !protocol.IsInherited(defPerm) {
 		m.mu.Unlock()
 		m.log.Warn().Str("topic", topic).Str("defaultTopic", defaultTopic).Int32("perm", defPerm).Str("producer", remote).Msg("create new topic failed, because the default topic has no perm")
-		return nil
+		return nil, false
 	}
 	q := protocol.ClampQueueNums(clientQueueNums)
 	if def.WriteQueueNums < q {
@@ -326,40 +343,38 @@ func (m *TopicManager) CreateInSend(topic, defaultTopic, remote string, clientQu
 		TopicSysFlag: sysFlag, TopicFilterType: def.TopicFilterType}
 	m.putLocked(tc)
 	m.mu.Unlock()
+	m.saver.mark()
 	m.log.Info().Str("topic", topic).Str("defaultTopic", defaultTopic).Str("producer", remote).Int32("queues", q).Msg("create new topic by default topic")
-	if m.onCreate != nil {
-		m.onCreate(tc)
-	}
-	return &tc
+	return &tc, true
 }
 
 // CreateIfAbsent creates topic with the given queues and perm unless it exists (Java:
-// createTopicInSendMessageBackMethod, used for %RETRY% and %DLQ% topics).
-func (m *TopicManager) CreateIfAbsent(topic string, queueNums, perm, sysFlag int32) protocol.TopicConfig {
+// createTopicInSendMessageBackMethod, used for %RETRY% and %DLQ% topics); it reports
+// whether it created the topic (the caller registers it). topics.json is written in the
+// background.
+func (m *TopicManager) CreateIfAbsent(topic string, queueNums, perm, sysFlag int32) (protocol.TopicConfig, bool) {
 	if tc, ok := m.Get(topic); ok {
-		return tc
+		return tc, false
 	}
 	if pe := validateTopic(topic); pe != nil {
 		// Callers validate the names they take from requests; this keeps a name that
 		// would become a bad path or record out of the table whatever the caller.
 		m.log.Error().Str("topic", topic).Str("reason", pe.Remark).Msg("refusing to create a topic")
-		return protocol.TopicConfig{TopicName: topic}
+		return protocol.TopicConfig{TopicName: topic}, false
 	}
 	m.mu.Lock()
 	if tc, ok := (*m.table.Load())[topic]; ok {
 		m.mu.Unlock()
-		return *tc
+		return *tc, false
 	}
 	queueNums = protocol.ClampQueueNums(queueNums) // a retry group's retryQueueNums is unbounded
 	tc := protocol.NewTopicConfig(strings.Clone(topic))
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm, tc.TopicSysFlag = queueNums, queueNums, perm, sysFlag
 	m.putLocked(tc)
 	m.mu.Unlock()
+	m.saver.mark()
 	m.log.Info().Str("topic", topic).Int32("queues", queueNums).Msg("create topic")
-	if m.onCreate != nil {
-		m.onCreate(tc)
-	}
-	return tc
+	return tc, true
 }
 
 // UpdateOrderTopics sets the order flag from the namesrv's ORDER_TOPIC_CONFIG table
@@ -387,6 +402,7 @@ func (m *TopicManager) UpdateOrderTopics(orderTopics map[string]string) {
 	if changed {
 		m.table.Store(&t)
 		m.nextVersionLocked()
+		m.saver.mark()
 	}
 }
 

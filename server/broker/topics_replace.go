@@ -6,8 +6,8 @@ import "github.com/skyrocket-mq/skyrocket/protocol"
 // versions differ (Java: SlaveSynchronize#syncTopicConfig: clear, putAll, persist).
 func (m *TopicManager) ReplaceIfNewer(w protocol.TopicConfigSerializeWrapper) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.version == w.DataVersion {
+		m.mu.Unlock()
 		return false
 	}
 	t := make(topicTable, len(w.TopicConfigTable))
@@ -19,9 +19,7 @@ func (m *TopicManager) ReplaceIfNewer(w protocol.TopicConfigSerializeWrapper) bo
 	}
 	m.table.Store(&t)
 	m.version = w.DataVersion
-	wr := m.wrapperLocked()
-	if err := m.file.persist(wr.AppendJSON(nil)); err != nil {
-		m.log.Error().Err(err).Msg("persist topics")
-	}
+	m.mu.Unlock()
+	m.persistNow()
 	return true
 }

@@ -94,7 +94,10 @@ func (b *Broker) checkTransactions() {
 	// Java's fetchMessageQueues creates the half topic (1 queue, perm 6) on the first round.
 	tc, ok := b.topics.Get(TopicTransHalf)
 	if !ok {
-		tc = b.topics.CreateIfAbsent(TopicTransHalf, 1, protocol.PermWrite|protocol.PermRead, 0)
+		var created bool
+		if tc, created = b.topics.CreateIfAbsent(TopicTransHalf, 1, protocol.PermWrite|protocol.PermRead, 0); created {
+			b.announceTopic(tc)
+		}
 	}
 	if tc.ReadQueueNums <= 0 {
 		b.log.Warn().Str("topic", TopicTransHalf).Msg("the queue of topic is empty")

@@ -176,7 +176,9 @@ func renewImmunityHalfMessage(half *txMessage) *message.Message {
 func (b *Broker) discardHalfMessage(half *txMessage) {
 	b.log.Error().Str("offsetMsgId", half.rec.OffsetMsgID()).Int64("queueOffset", half.rec.QueueOffset).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
-	b.topics.CreateIfAbsent(TopicTransCheckMax, 1, protocol.PermRead|protocol.PermWrite, 0)
+	if tc, created := b.topics.CreateIfAbsent(TopicTransCheckMax, 1, protocol.PermRead|protocol.PermWrite, 0); created {
+		b.announceTopic(tc)
+	}
 	r := &half.rec
 	m := message.Message{Topic: TopicTransCheckMax, QueueID: 0, Flag: r.Flag, Body: r.Body, SysFlag: r.SysFlag,
 		BornTimestamp: r.BornTimestamp, BornHost: r.BornHost, StoreHost: r.StoreHost, ReconsumeTimes: r.ReconsumeTimes,

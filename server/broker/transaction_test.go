@@ -706,7 +706,7 @@ func prepareHalfDirect(tb testing.TB, b *Broker, group, topic string) (phyOffset
 	sc.props.Set(message.PropertyTransactionPrepared, "true")
 	sc.props.Set(message.PropertyProducerGroup, group)
 	resp := protocol.NewResponse(nil, protocol.ResSuccess, "")
-	if r, err := b.prepareHalfMessage(nil, sc, resp); err != nil || r.Code != 0 {
+	if r, err := b.prepareHalfMessage(nil, sc, resp, nil); err != nil || r.Code != 0 {
 		tb.Fatalf("prepare: %v", err)
 	}
 	_, off, err := message.DecodeOffsetMsgID(resp.Ext.Value("msgId"))

@@ -65,7 +65,7 @@ const transRemoveTag = "d"
 // TransactionalMessageBridge#parseHalfMessageInner + asyncPutHalfMessage). sc holds the
 // parsed properties (CLUSTER added, WAIT dropped) and the message with the real topic
 // and queue.
-func (b *Broker) prepareHalfMessage(ctx *remoting.Context, sc *sendScratch, resp *protocol.Command) (*protocol.Command, error) {
+func (b *Broker) prepareHalfMessage(ctx *remoting.Context, sc *sendScratch, resp *protocol.Command, gate <-chan struct{}) (*protocol.Command, error) {
 	m := &sc.msg
 	realQueue := m.QueueID
 	sc.props.Set(message.PropertyRealTopic, m.Topic)
@@ -78,7 +78,7 @@ func (b *Broker) prepareHalfMessage(ctx *remoting.Context, sc *sendScratch, resp
 	res, err := b.store.PutMessage(m)
 	// The answer names the real queue (Java: handlePutMessageResult uses queueIdInt) and
 	// the half record's offsets.
-	return b.putResult(ctx, resp, m, res, err, realQueue, true)
+	return b.putResult(ctx, resp, m, res, err, realQueue, true, gate)
 }
 
 // endTransaction is END_TRANSACTION (Java: EndTransactionProcessor#processRequest). Java
