@@ -147,7 +147,8 @@ func DecodeRegisterBrokerBody(data []byte, compressed bool) (*RegisterBrokerBody
 // registerReader reads the length-prefixed blocks of the inflated body.
 type registerReader struct {
 	r   *io.LimitedReader
-	buf []byte // reused: a block is valid until the next read
+	buf []byte  // reused: a block is valid until the next read
+	num [4]byte // a length read through the io.Reader interface escapes: one buffer, not one per entry
 }
 
 func (d *registerReader) fail(what string, err error) error {
@@ -161,11 +162,10 @@ func (d *registerReader) fail(what string, err error) error {
 }
 
 func (d *registerReader) int32(what string) (int32, error) {
-	var b [4]byte
-	if _, err := io.ReadFull(d.r, b[:]); err != nil {
+	if _, err := io.ReadFull(d.r, d.num[:]); err != nil {
 		return 0, d.fail(what, err)
 	}
-	return int32(binary.BigEndian.Uint32(b[:])), nil
+	return int32(binary.BigEndian.Uint32(d.num[:])), nil
 }
 
 // block reads [int32 len][len bytes], refusing a length over limit before reading it.
