@@ -22,6 +22,7 @@ func parseBool(s string) (bool, bool) {
 	return false, true
 }
 
+//lint:ignore U1000 called by zz_generated_headers.go once a header in spec/headers.txt has a float64 field
 func parseFloat64(s string) (float64, bool) {
 	v, err := strconv.ParseFloat(s, 64)
 	return v, err == nil
@@ -41,6 +42,7 @@ func formatBool(v bool) string {
 	return "false"
 }
 
+//lint:ignore U1000 called by zz_generated_headers.go once a header in spec/headers.txt has a float64 field
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // smallInts avoids allocating for the queue ids, flags and counts that fill most headers.
@@ -51,3 +53,13 @@ var smallInts = func() [256]string {
 	}
 	return a
 }()
+
+// NumberFormatRemark is what Java answers (SYSTEM_ERROR, RemotingHelper#exceptionSimpleDesc
+// without the stack frame) when Integer.parseInt / Long.parseLong refuse s.
+func NumberFormatRemark(s string) string {
+	return `java.lang.NumberFormatException: For input string: "` + s + `"`
+}
+
+func numberFormatError(s string) error {
+	return &Error{Code: ResSystemError, Remark: NumberFormatRemark(s)}
+}

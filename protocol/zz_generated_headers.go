@@ -1336,8 +1336,8 @@ type PullMessageRequestHeader struct {
 	Bname                string // wire key "bname"
 }
 
-// Decode fills h from extFields. A missing required field gives Java's remark; a value
-// that does not parse leaves the field zero, as Java logs and skips it.
+// Decode fills h from extFields. A missing required field gives Java's remark; a number
+// that does not parse fails with Java's NumberFormatException text (a FastCodesHeader).
 func (h *PullMessageRequestHeader) Decode(e Ext) error {
 	var seen uint64
 	for i := range e {
@@ -1353,31 +1353,43 @@ func (h *PullMessageRequestHeader) Decode(e Ext) error {
 		case "queueId":
 			if x, ok := parseInt32(v); ok {
 				h.QueueID = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 2
 		case "queueOffset":
 			if x, ok := parseInt64(v); ok {
 				h.QueueOffset = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 3
 		case "maxMsgNums":
 			if x, ok := parseInt32(v); ok {
 				h.MaxMsgNums = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 4
 		case "sysFlag":
 			if x, ok := parseInt32(v); ok {
 				h.SysFlag = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 5
 		case "commitOffset":
 			if x, ok := parseInt64(v); ok {
 				h.CommitOffset = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 6
 		case "suspendTimeoutMillis":
 			if x, ok := parseInt64(v); ok {
 				h.SuspendTimeoutMillis = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 7
 		case "subscription":
@@ -1385,6 +1397,8 @@ func (h *PullMessageRequestHeader) Decode(e Ext) error {
 		case "subVersion":
 			if x, ok := parseInt64(v); ok {
 				h.SubVersion = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 8
 		case "expressionType":
@@ -2204,8 +2218,8 @@ type SendMessageRequestHeader struct {
 	Bname                 string // wire key "bname", V2 key "n"
 }
 
-// Decode fills h from extFields. A missing required field gives Java's remark; a value
-// that does not parse leaves the field zero, as Java logs and skips it.
+// Decode fills h from extFields. A missing required field gives Java's remark; a number
+// that does not parse fails with Java's NumberFormatException text (a FastCodesHeader).
 func (h *SendMessageRequestHeader) Decode(e Ext) error {
 	var seen uint64
 	for i := range e {
@@ -2224,26 +2238,36 @@ func (h *SendMessageRequestHeader) Decode(e Ext) error {
 		case "defaultTopicQueueNums", "d":
 			if x, ok := parseInt32(v); ok {
 				h.DefaultTopicQueueNums = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 3
 		case "queueId", "e":
 			if x, ok := parseInt32(v); ok {
 				h.QueueID = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 4
 		case "sysFlag", "f":
 			if x, ok := parseInt32(v); ok {
 				h.SysFlag = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 5
 		case "bornTimestamp", "g":
 			if x, ok := parseInt64(v); ok {
 				h.BornTimestamp = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 6
 		case "flag", "h":
 			if x, ok := parseInt32(v); ok {
 				h.Flag = x
+			} else {
+				return numberFormatError(v)
 			}
 			seen |= 1 << 7
 		case "properties", "i":
@@ -2252,6 +2276,8 @@ func (h *SendMessageRequestHeader) Decode(e Ext) error {
 			if x, ok := parseInt32(v); ok {
 				h.ReconsumeTimes = x
 				h.HasReconsumeTimes = true
+			} else {
+				return numberFormatError(v)
 			}
 		case "unitMode", "k":
 			if x, ok := parseBool(v); ok {
@@ -2265,6 +2291,8 @@ func (h *SendMessageRequestHeader) Decode(e Ext) error {
 			if x, ok := parseInt32(v); ok {
 				h.MaxReconsumeTimes = x
 				h.HasMaxReconsumeTimes = true
+			} else {
+				return numberFormatError(v)
 			}
 		case "bname", "n":
 			h.Bname = v

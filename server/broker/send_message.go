@@ -114,6 +114,10 @@ func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*pro
 		}
 		return b.prepareHalfMessage(ctx, sc, resp, gate)
 	}
+	if v, ok := sc.props.Get(message.PropertyDelayTimeLevel); ok && !isJavaInt(v) {
+		// Java: Message#getDelayTimeLevel's Integer.parseInt throws in CommitLog#asyncPutMessage.
+		return nil, &protocol.Error{Code: protocol.ResSystemError, Remark: protocol.NumberFormatRemark(v)}
+	}
 	b.applyDelay(m, &sc.props)
 	sc.buf = sc.props.AppendTo(sc.buf[:0])
 	m.Properties = sc.buf
@@ -246,6 +250,12 @@ func (b *Broker) applyDelay(m *message.Message, props *message.Properties) {
 	m.QueueID = int32(level - 1)
 }
 
+// isJavaInt reports whether Java's Integer.parseInt takes s.
+func isJavaInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 32)
+	return err == nil
+}
+
 // maxDelayLevel is the number of levels in messageDelayLevel.
 func (b *Broker) maxDelayLevel() int {
 	n := len(strings.Fields(b.opts.Store.MessageDelayLevel))
@@ -366,7 +376,10 @@ func (b *Broker) sendBatch(ctx *remoting.Context, req *protocol.Command, h *prot
 	sc.props.Parse(h.Properties)
 	sc.props.Set(message.PropertyCluster, b.opts.ClusterName)
 	if v, ok := sc.props.Get(message.PropertyDelayTimeLevel); ok {
-		if l, err := strconv.Atoi(v); err == nil && l > 0 {
+		if !isJavaInt(v) { // Java: CommitLog#asyncPutMessages's getDelayTimeLevel throws
+			return nil, &protocol.Error{Code: protocol.ResSystemError, Remark: protocol.NumberFormatRemark(v)}
+		}
+		if l, _ := strconv.Atoi(v); l > 0 {
 			return b.putFailure(resp, store.PutMessageIllegal, nil), nil
 		}
 	}

@@ -345,16 +345,24 @@ func TestBroker_EndTransaction_Rollback(t *testing.T) {
 	}
 }
 
+// A pending (unknown) state gets no answer (Java returns null); a value that is no state at
+// all fails the header's checkFields in Java's decode: SYSTEM_ERROR.
 func TestBroker_EndTransaction_UnknownIsNotAnswered(t *testing.T) {
 	e := newTxEnv(t, nil)
 	s := e.sendHalf("PG", "TopicTx", 0, "pending", time.Now())
-	for _, v := range []int32{message.TransactionNotType, 3} {
+	req := protocol.NewRequest(protocol.CodeEndTransaction)
+	h := txEndHeader("PG", s, message.TransactionNotType)
+	h.Encode(&req.Ext)
+	if _, err := e.cl.Invoke(context.Background(), e.opts.ListenAddr, req, 300*time.Millisecond); !errors.Is(err, remoting.ErrTimeout) {
+		t.Fatalf("commitOrRollback pending: want no answer, got %v", err)
+	}
+	for _, v := range []int32{3, 99} {
 		req := protocol.NewRequest(protocol.CodeEndTransaction)
 		h := txEndHeader("PG", s, v)
 		h.Encode(&req.Ext)
-		_, err := e.cl.Invoke(context.Background(), e.opts.ListenAddr, req, 300*time.Millisecond)
-		if !errors.Is(err, remoting.ErrTimeout) {
-			t.Fatalf("commitOrRollback %d: want no answer, got %v", v, err)
+		resp, err := e.cl.Invoke(context.Background(), e.opts.ListenAddr, req, 5*time.Second)
+		if err != nil || resp.Code != int32(protocol.ResSystemError) {
+			t.Fatalf("commitOrRollback %d: want SYSTEM_ERROR, got %v %v", v, resp, err)
 		}
 	}
 	if n := e.b.Store().MaxPhyOffset(); n != s.phyOffset+int64(txRecordSize(t, e, s.phyOffset)) {

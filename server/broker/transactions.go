@@ -88,6 +88,11 @@ func (b *Broker) endTransaction(ctx *remoting.Context, req *protocol.Command) (*
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
+	switch h.CommitOrRollback { // Java: EndTransactionRequestHeader#checkFields, in the decode
+	case message.TransactionNotType, message.TransactionCommit, message.TransactionRollback:
+	default:
+		return nil, protocol.Errorf(protocol.ResSystemError, "org.apache.rocketmq.remoting.exception.RemotingCommandException: commitOrRollback field wrong")
+	}
 	if b.opts.Role == RoleSlave {
 		b.log.Warn().Msg("message store is slave mode, so end transaction is forbidden")
 		return protocol.NewResponse(req, protocol.ResSlaveNotAvailable, ""), nil
@@ -100,11 +105,8 @@ func (b *Broker) endTransaction(ctx *remoting.Context, req *protocol.Command) (*
 		Bool("fromCheck", h.FromTransactionCheck).Int64("commitLogOffset", h.CommitLogOffset).
 		Int64("tranStateTableOffset", h.TranStateTableOffset).Str("msgId", h.MsgID).Str("remark", req.Remark).
 		Msg("end transaction")
-	switch h.CommitOrRollback {
-	case message.TransactionCommit, message.TransactionRollback:
-	default:
-		// Unknown (pending) or an invalid value: Java returns null, so no answer.
-		return nil, nil
+	if h.CommitOrRollback == message.TransactionNotType {
+		return nil, nil // pending: Java returns null, so no answer
 	}
 	half, err := b.lookHalfMessage(h.CommitLogOffset)
 	if err != nil {

@@ -32,6 +32,7 @@ type field struct {
 type header struct {
 	name   string
 	java   string
+	strict bool // numbers that do not parse fail the decode (Java: a FastCodesHeader's decode)
 	fields []field
 }
 
@@ -96,7 +97,7 @@ func readHeaders(path string) []header {
 		case l[0] == "#" && len(l) > 2 && l[1] == "Java:":
 			java = l[2]
 		case l[0] == "header":
-			hs = append(hs, header{name: l[1], java: java})
+			hs = append(hs, header{name: l[1], java: java, strict: len(l) > 2 && l[2] == "strict"})
 			java = ""
 		default:
 			h := &hs[len(hs)-1]
@@ -209,7 +210,11 @@ func hasShort(h header) bool {
 }
 
 func genDecode(b *bytes.Buffer, h header) {
-	fmt.Fprintf(b, "// Decode fills h from extFields. A missing required field gives Java's remark; a value\n// that does not parse leaves the field zero, as Java logs and skips it.\nfunc (h *%s) Decode(e Ext) error {\n", h.name)
+	if h.strict {
+		fmt.Fprintf(b, "// Decode fills h from extFields. A missing required field gives Java's remark; a number\n// that does not parse fails with Java's NumberFormatException text (a FastCodesHeader).\nfunc (h *%s) Decode(e Ext) error {\n", h.name)
+	} else {
+		fmt.Fprintf(b, "// Decode fills h from extFields. A missing required field gives Java's remark; a value\n// that does not parse leaves the field zero, as Java logs and skips it.\nfunc (h *%s) Decode(e Ext) error {\n", h.name)
+	}
 	var req []field
 	for _, f := range h.fields {
 		if !f.opt {
@@ -243,6 +248,9 @@ func genDecode(b *bytes.Buffer, h header) {
 		if f.typ != "string" {
 			if f.has {
 				fmt.Fprintf(b, "\t\t\t\th.Has%s = true\n", f.gname)
+			}
+			if h.strict && (f.typ == "int32" || f.typ == "int64") {
+				b.WriteString("\t\t\t} else {\n\t\t\t\treturn numberFormatError(v)\n")
 			}
 			b.WriteString("\t\t\t}\n")
 		} else if f.has {
