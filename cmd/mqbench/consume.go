@@ -28,17 +28,16 @@ const (
 
 type consumeOpts struct {
 	loadOpts
-	broker       string
-	namesrv      string
-	topic        string
-	group        string
-	queues       int
-	maxMsgs      int
-	offsets      string
-	suspend      time.Duration
-	subInPull    bool
-	heartbeat    bool
-	expectedSize int
+	broker    string
+	namesrv   string
+	topic     string
+	group     string
+	queues    int
+	maxMsgs   int
+	offsets   string
+	suspend   time.Duration
+	subInPull bool
+	heartbeat bool
 }
 
 func (o *consumeOpts) flags(fs *flag.FlagSet) {

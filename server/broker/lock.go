@@ -77,14 +77,6 @@ func (t *lockTable) unlock(group, clientID string, mqs []protocol.MessageQueue) 
 	}
 }
 
-// isLocked reports whether clientID holds mq (used by the orderly admin views).
-func (t *lockTable) isLocked(group string, mq protocol.MessageQueue, clientID string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e := t.groups[group][mq]
-	return e != nil && e.clientID == clientID && t.now().Sub(e.lastUpdate) <= lockMaxLiveTime
-}
-
 func decodeLockBody(req *protocol.Command) (protocol.LockBatchRequestBody, error) {
 	var body protocol.LockBatchRequestBody
 	if err := protocol.UnmarshalBody(req.Body, &body); err != nil {
