@@ -4,10 +4,11 @@ FUZZTIME  ?= 3s
 PKGS      := ./...
 BIN       := bin
 
-.PHONY: help build test unit fuzz race bench lint run conformance conformance-java generate check-generated clean bench-compare
+.PHONY: help build test unit fuzz race bench lint run run-ha conformance conformance-java generate check-generated clean bench-compare
 
 help:
 	@echo "make run        build and start NameServer + Broker (all-in-one) on the default ports, data in ./data"
+	@echo "make run-ha     build and start NameServer :9886, SYNC_MASTER :10921 and SLAVE :10931, data in ./data-ha"
 	@echo "make test       build and run every test (unit, fuzz seeds + short fuzzing, conformance, Java conformance)"
 	@echo "make build      binaries into bin/"
 	@echo "make lint       gofmt + go vet, failing on any finding"
@@ -56,6 +57,10 @@ conformance-java:
 
 run: build
 	./$(BIN)/skyrocket -data ./data
+
+# Three processes (configs/run-ha/run.sh); Ctrl-C stops all three.
+run-ha: build
+	./configs/run-ha/run.sh $(BIN)
 
 clean:
 	rm -rf $(BIN)

@@ -38,5 +38,11 @@
 //
 // broker.conf (Java's distribution sample plus enablePropertyFilter=true), namesrv.conf,
 // and the cluster layouts Java ships: 2m-2s-sync, 2m-2s-async, 2m-noslave. They are
-// embedded as Samples; a test loads each and fails on any unknown key.
+// embedded as Samples; a test loads each and fails on any unknown key, and checks the
+// 2m-2s-* files against Java's 4.9.8 samples key by key.
+//
+// run-ha/ is `make run-ha`'s local pair (namesrv.conf, broker-a.properties for a
+// SYNC_MASTER, broker-a-s.properties for its SLAVE, run.sh starting the three): not
+// embedded; a test loads the files and checks their ports against each other, `make
+// run`'s and run.sh's.
 package configs

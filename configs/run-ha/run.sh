@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# make run-ha: a local master/slave pair as three processes — mqnamesrv (:9886), a
+# SYNC_MASTER broker-a (:10921) and its SLAVE (:10931) — with data and logs in ./data-ha.
+# The configs are configs/run-ha/*, copied to ./data-ha/conf at each start (a broker
+# rewrites its file on UPDATE_BROKER_CONFIG, as Java's does). Ports are the defaults + 10
+# (+20 for the slave): each broker also takes listenPort-2 (VIP) and, on the master,
+# listenPort+1 (HA), so `make run` (9876, 10909, 10911, 10912) can run beside it.
+#
+# Ctrl-C stops all three cleanly (each gets the terminal's SIGINT; stragglers get SIGTERM
+# after 10 s); SIGTERM/SIGHUP to this script is passed on to them. If one exits on its
+# own, the others are stopped and the script exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+BIN=${1:-bin} # the binaries' directory (make run-ha passes $(BIN))
+DATA=./data-ha
+CONF=$DATA/conf
+LOGS=$DATA/logs
+
+for b in mqnamesrv mqbroker; do
+  [ -x "$BIN/$b" ] || { echo "run-ha: $BIN/$b not found; run make build (or make run-ha)" >&2; exit 1; }
+done
+busy=()
+for port in 9886 10919 10921 10922 10929 10931; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then busy+=("$port"); fi
+done
+if [ ${#busy[@]} -gt 0 ]; then
+  echo "run-ha: something already listens on 127.0.0.1 port(s) ${busy[*]} (another run-ha?)" >&2
+  exit 1
+fi
+
+mkdir -p "$CONF" "$LOGS"
+cp configs/run-ha/namesrv.conf configs/run-ha/broker-a.properties configs/run-ha/broker-a-s.properties "$CONF/"
+
+names=() pids=()
+
+# alive NAME... -> the names whose process still runs
+running() {
+  local i
+  for i in "${!pids[@]}"; do
+    if kill -0 "${pids[$i]}" 2>/dev/null; then echo "${names[$i]}"; fi
+  done
+}
+
+# stop SIGNAL: signal every process still running (slave, master, NameServer: the
+# brokers unregister first) and wait for them.
+stop() {
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill -"$1" "${pids[$i]}" 2>/dev/null || true
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" 2>/dev/null || true
+  done
+}
+
+on_int() {
+  trap 'stop KILL; exit 130' INT TERM HUP # a second Ctrl-C: kill at once
+  echo
+  echo "run-ha: stopping (Ctrl-C again kills at once)"
+  local t
+  for t in $(seq 100); do # each process got the terminal's SIGINT itself
+    [ -z "$(running)" ] && break
+    sleep 0.1
+  done
+  stop TERM
+  echo "run-ha: stopped; data and logs kept in $DATA"
+  exit 0
+}
+
+on_term() {
+  trap 'stop KILL; exit 143' INT TERM HUP
+  echo "run-ha: stopping"
+  stop TERM
+  exit 0
+}
+
+trap on_int INT
+trap on_term TERM HUP
+
+# start NAME LOG WANT CMD...: start CMD in the background, logging to LOG, and wait until
+# LOG shows WANT (its boot line).
+start() {
+  local name=$1 log=$2 want=$3
+  shift 3
+  "$@" >"$log" 2>&1 &
+  names+=("$name")
+  pids+=($!)
+  local t
+  for t in $(seq 300); do
+    if grep -q "$want" "$log"; then
+      grep "$want" "$log" | head -1
+      return 0
+    fi
+    if ! kill -0 "$!" 2>/dev/null; then
+      echo "run-ha: $name exited at start; $log:" >&2
+      tail -20 "$log" >&2
+      stop TERM
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "run-ha: $name did not start within 30 s; see $log" >&2
+  stop TERM
+  exit 1
+}
+
+# The master registers before the slave starts, so the slave's first registration answer
+# already names the master's HA address (else it would learn it 30 s later).
+start namesrv "$LOGS/namesrv.log" "boot success" "$BIN/mqnamesrv" -c "$CONF/namesrv.conf"
+start master "$LOGS/master.log" "boot success" "$BIN/mqbroker" -c "$CONF/broker-a.properties"
+start slave "$LOGS/slave.log" "boot success" "$BIN/mqbroker" -c "$CONF/broker-a-s.properties"
+
+cat <<EOF
+
+Skyrocket master/slave pair is running (cluster DefaultCluster, broker group broker-a)
+  NameServer  127.0.0.1:9886
+  Master      127.0.0.1:10921  SYNC_MASTER, brokerId 0 (VIP 10919, HA 10922)
+  Slave       127.0.0.1:10931  SLAVE, brokerId 1 (VIP 10929)
+  Data        $DATA/{master,slave}/store, $DATA/namesrv
+  Logs        $LOGS/{namesrv,master,slave}.log
+Clients: NAMESRV_ADDR=127.0.0.1:9886. Replication lag: commitLogMaxOffset of
+  mqadmin brokerStatus -n 127.0.0.1:9886 -b 127.0.0.1:10921   (master)
+  mqadmin brokerStatus -n 127.0.0.1:9886 -b 127.0.0.1:10931   (slave)
+and the master's "Slave fall behind master" line, every 60 s, in $LOGS/master.log.
+Ctrl-C stops all three.
+EOF
+
+while :; do
+  sleep 1 &
+  wait $! || true # a trap runs as soon as a signal arrives, not after the sleep
+  alive=$(running)
+  if [ "$(echo "$alive" | grep -c .)" -lt ${#pids[@]} ]; then
+    for n in "${names[@]}"; do
+      if ! echo "$alive" | grep -qx "$n"; then echo "run-ha: $n exited; see $LOGS/$n.log" >&2; fi
+    done
+    stop TERM
+    exit 1
+  fi
+done
