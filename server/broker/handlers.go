@@ -28,8 +28,8 @@ func (b *Broker) handlers() []remoting.Route {
 		{Code: protocol.CodeGetMinOffset, Handler: b.getMinOffset, Borrow: true},                                          // 31
 		{Code: protocol.CodeGetEarliestMsgStoretime, Handler: b.getEarliestMsgStoretime, Borrow: true},                    // 32
 		{Code: protocol.CodeViewMessageById, Handler: b.viewMessageByID, Pool: p.query},                                   // 33
-		{Code: protocol.CodeHeartBeat, Handler: b.heartBeat},                                                              // 34
-		{Code: protocol.CodeUnregisterClient, Handler: b.unregisterClient},                                                // 35
+		{Code: protocol.CodeHeartBeat, Handler: b.heartBeat, Pool: p.client},                                              // 34
+		{Code: protocol.CodeUnregisterClient, Handler: b.unregisterClient, Pool: p.client},                                // 35
 		{Code: protocol.CodeConsumerSendMsgBack, Handler: b.consumerSendMsgBack, Pool: p.send},                            // 36
 		{Code: protocol.CodeEndTransaction, Handler: b.endTransaction, Pool: p.send},                                      // 37
 		{Code: protocol.CodeGetConsumerListByGroup, Handler: b.getConsumerListByGroup},                                    // 38
@@ -37,7 +37,7 @@ func (b *Broker) handlers() []remoting.Route {
 		{Code: protocol.CodeUnlockBatchMq, Handler: b.unlockBatchMQ},                                                      // 42
 		{Code: protocol.CodeGetAllConsumerOffset, Handler: b.getAllConsumerOffset, Pool: p.admin},                         // 43
 		{Code: protocol.CodeGetAllDelayOffset, Handler: b.getAllDelayOffset, Pool: p.admin},                               // 45
-		{Code: protocol.CodeCheckClientConfig, Handler: b.checkClientConfig},                                              // 46
+		{Code: protocol.CodeCheckClientConfig, Handler: b.checkClientConfig, Pool: p.client},                              // 46
 		{Code: protocol.CodeUpdateAndCreateAclConfig, Handler: b.updateAndCreateACLConfig, Pool: p.admin},                 // 50
 		{Code: protocol.CodeDeleteAclConfig, Handler: b.deleteACLConfig, Pool: p.admin},                                   // 51
 		{Code: protocol.CodeGetBrokerClusterAclInfo, Handler: b.getBrokerClusterACLInfo, Pool: p.admin},                   // 52
