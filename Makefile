@@ -12,10 +12,11 @@ UNIT_PKGS  = $(shell $(GO) list ./... | grep -v '/conformance')
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := $(BIN)/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: help build test unit fuzz race bench lint staticcheck run conformance conformance-java generate check-generated clean bench-compare
+.PHONY: help build test unit fuzz race bench lint staticcheck run run-ha conformance conformance-java generate check-generated clean bench-compare
 
 help:
 	@echo "make run              build and start NameServer + Broker (all-in-one) on the default ports, data in ./data"
+	@echo "make run-ha           build and start NameServer :9886, SYNC_MASTER :10921 and SLAVE :10931, data in ./data-ha"
 	@echo "make test             what CI runs after lint: build, race, conformance, fuzz, conformance-java"
 	@echo "make build            binaries into bin/"
 	@echo "make unit             unit tests (every package but conformance/), no race detector: the quick loop"
@@ -82,6 +83,10 @@ conformance-java:
 
 run: build
 	./$(BIN)/skyrocket -data ./data
+
+# Three processes (configs/run-ha/run.sh); Ctrl-C stops all three.
+run-ha: build
+	./configs/run-ha/run.sh $(BIN)
 
 clean:
 	rm -rf $(BIN)
