@@ -27,6 +27,15 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// waitSettled waits until level's worker has passed want (every message before it was
+// delivered or skipped: nothing more can be delivered from them) and the store has
+// dispatched every delivery, so a test may then count what arrived, duplicates included.
+func waitSettled(t testing.TB, s *scheduleService, st *store.Store, level int, want int64) {
+	t.Helper()
+	waitFor(t, 5*time.Second, fmt.Sprintf("level %d to pass offset %d", level, want), func() bool { return s.table()[level] >= want })
+	waitFor(t, 5*time.Second, "deliveries dispatched", func() bool { return st.DispatchBehindBytes() == 0 })
+}
+
 // smallStoreConfig is a store under root with small files, delays as given.
 func smallStoreConfig(root, delays string) store.Config {
 	sc := store.DefaultConfig(root)

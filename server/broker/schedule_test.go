@@ -174,7 +174,7 @@ func TestScheduleService_Shutdown_PersistsAndResumes(t *testing.T) {
 	s2.start()
 	defer s2.shutdown()
 	waitFor(t, 5*time.Second, "the third delivery", func() bool { return st.MaxOffsetInQueue("TopicR", 0) >= 3 })
-	time.Sleep(300 * time.Millisecond)
+	waitSettled(t, s2, st, 1, 3)
 	recs := records(t, st, "TopicR", 0)
 	if len(recs) != 3 || string(recs[2].Body) != "three" {
 		t.Fatalf("%d deliveries, want one, two, three once each", len(recs))
@@ -217,7 +217,7 @@ func TestScheduleService_Start_SkipsDeliveredAfterCrash(t *testing.T) {
 	s2.start()
 	defer s2.shutdown()
 	waitFor(t, 5*time.Second, "the fourth delivery", func() bool { return s2.table()[1] == 4 })
-	time.Sleep(300 * time.Millisecond)
+	waitSettled(t, s2, st, 1, 4)
 	var bodies []string
 	for _, r := range records(t, st, "TopicC", 1) {
 		bodies = append(bodies, string(r.Body))
@@ -469,7 +469,7 @@ func TestScheduleService_Start_FindsDeliveredPrefixWithoutFile(t *testing.T) {
 	waitFor(t, 5*time.Second, "the rest delivered", func() bool {
 		return s2.table()[1] == 301 && st.MaxOffsetInQueue("TopicP", 0)+st.MaxOffsetInQueue("TopicP", 1)+st.MaxOffsetInQueue("TopicP", 2) >= 300
 	})
-	time.Sleep(200 * time.Millisecond)
+	waitSettled(t, s2, st, 1, 301)
 	seen := map[string]int{}
 	for q := int32(0); q < 3; q++ {
 		for _, r := range records(t, st, "TopicP", q) {
