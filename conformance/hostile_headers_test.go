@@ -28,7 +28,11 @@ func TestHostile_NumbersJavaRefuses_AnsweredAndNothingStored(t *testing.T) {
 		req    *protocol.Command
 		remark string
 	}{
-		{"send queueId abc", func() *protocol.Command { r := sendV2(topic, 0, 0, 0, "", []byte("x")); r.Ext.Set("e", "abc"); return r }(), nf("abc")},
+		{"send queueId abc", func() *protocol.Command {
+			r := sendV2(topic, 0, 0, 0, "", []byte("x"))
+			r.Ext.Set("e", "abc")
+			return r
+		}(), nf("abc")},
 		{"send queueId empty", func() *protocol.Command { r := sendV2(topic, 0, 0, 0, "", []byte("x")); r.Ext.Set("e", ""); return r }(), nf("")},
 		{"send queueId overflow", func() *protocol.Command {
 			r := sendV2(topic, 0, 0, 0, "", []byte("x"))
