@@ -28,7 +28,9 @@ var allowed = map[string][]string{
 	"ha":              {"store", "codec/message", "compat"},
 	"server/remoting": {"protocol", "codec", "compat"},
 	"server/namesrv":  {"server/remoting", "protocol", "configs", "compat"},
-	"server/broker":   {"server/remoting", "protocol", "codec", "codec/message", "store", "ha", "configs", "compat"},
+	"server/broker":   {"server/broker/meta", "server/remoting", "protocol", "codec", "codec/message", "store", "ha", "configs", "compat"},
+	// The broker's leaf packages never import the broker.
+	"server/broker/meta": {"protocol", "compat"},
 	// server wires a namesrv and a broker into one process (the all-in-one binary).
 	"server":      {"server/namesrv", "server/broker", "server/remoting", "configs", "compat", "protocol", "store", "ha"},
 	"cmd":         {"server", "server/namesrv", "server/broker", "server/remoting", "configs", "compat", "protocol", "codec", "codec/message", "store", "ha"},
@@ -121,13 +123,14 @@ func TestLayering_ImportEdges(t *testing.T) {
 
 func TestLayering_TableRejectsUpwardEdges(t *testing.T) {
 	bad := [][2]string{{"store", "protocol"}, {"protocol", "codec"}, {"server/namesrv", "server/broker"},
-		{"server/broker", "server/namesrv"}, {"compat", "protocol"}, {"codec", "server/remoting"}, {"ha", "server/broker"}}
+		{"server/broker", "server/namesrv"}, {"compat", "protocol"}, {"codec", "server/remoting"}, {"ha", "server/broker"},
+		{"server/broker/meta", "server/broker"}}
 	for _, e := range bad {
 		if edgeAllowed(e[0], e[1]) {
 			t.Errorf("edge %s -> %s should be refused", e[0], e[1])
 		}
 	}
-	good := [][2]string{{"codec", "codec/message"}, {"server/broker", "store"}, {"cmd/mqbroker", "server/broker"}, {"server/broker/filter", "server/broker"}}
+	good := [][2]string{{"codec", "codec/message"}, {"server/broker", "store"}, {"cmd/mqbroker", "server/broker"}, {"server/broker/filter", "server/broker"}, {"server/broker", "server/broker/meta"}}
 	for _, e := range good {
 		if !edgeAllowed(e[0], e[1]) {
 			t.Errorf("edge %s -> %s should be allowed", e[0], e[1])

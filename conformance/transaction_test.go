@@ -12,6 +12,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 )
 
 // txListener decides local transactions by message body and counts check-backs.
@@ -132,8 +133,8 @@ func txStored(c *cluster, topic string) int64 {
 // reads the CID_RMQ_SYS_TRANS offsets over the wire, as an admin tool would.
 func txSettled(c *cluster, w *wire) bool {
 	st := c.broker.Store()
-	half, op := st.MaxOffsetInQueue(broker.TopicTransHalf, 0), st.MaxOffsetInQueue(broker.TopicTransOpHalf, 0)
-	return half > 0 && txGroupOffset(w, broker.TopicTransHalf) == half && txGroupOffset(w, broker.TopicTransOpHalf) == op
+	half, op := st.MaxOffsetInQueue(meta.TopicTransHalf, 0), st.MaxOffsetInQueue(meta.TopicTransOpHalf, 0)
+	return half > 0 && txGroupOffset(w, meta.TopicTransHalf) == half && txGroupOffset(w, meta.TopicTransOpHalf) == op
 }
 
 func txGroupOffset(w *wire, topic string) int64 {

@@ -32,6 +32,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -45,7 +46,7 @@ func (b *Broker) updateAndCreateSubscriptionGroup(ctx *remoting.Context, req *pr
 		if err := decodeFastJSON(req.Body, &c); err != nil {
 			return nil, protocol.Errorf(protocol.ResSystemError, "decode SubscriptionGroupConfig: %v", err)
 		}
-		if pe := validateGroup(c.GroupName); pe != nil {
+		if pe := meta.ValidateGroup(c.GroupName); pe != nil {
 			return nil, pe
 		}
 		b.subs.Update(c)
@@ -60,6 +61,12 @@ func decodeFastJSON(body []byte, v any) error {
 		return err
 	}
 	return unmarshal(std, v)
+}
+
+// appendJSONKey appends "k": for the bodies assembled in handlers.
+func appendJSONKey(dst []byte, k string) []byte {
+	dst = compat.AppendJSONString(dst, k)
+	return append(dst, ':')
 }
 
 func (b *Broker) deleteSubscriptionGroup(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
@@ -160,7 +167,7 @@ func (b *Broker) queryCorrectionOffset(_ *remoting.Context, req *protocol.Comman
 		}
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(appendIntKeyedOffsets([]byte(`{"correctionOffsets":`), correction), '}')
+	resp.Body = append(meta.AppendQueueOffsets([]byte(`{"correctionOffsets":`), correction), '}')
 	return resp, nil
 }
 

@@ -13,6 +13,7 @@ package broker
 import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -35,7 +36,7 @@ func (b *Broker) resumeCheckHalfMessage(_ *remoting.Context, req *protocol.Comma
 	}
 	msg.props.Set(message.PropertyTransactionCheckTimes, "0")
 	r := &msg.rec
-	m := message.Message{Topic: TopicTransHalf, QueueID: 0, Flag: r.Flag, Body: r.Body, SysFlag: r.SysFlag,
+	m := message.Message{Topic: meta.TopicTransHalf, QueueID: 0, Flag: r.Flag, Body: r.Body, SysFlag: r.SysFlag,
 		BornTimestamp: r.BornTimestamp, BornHost: r.BornHost, StoreHost: r.StoreHost, ReconsumeTimes: r.ReconsumeTimes,
 		Properties: msg.props.AppendTo(nil)}
 	res, err := b.store.PutMessage(&m)

@@ -29,12 +29,13 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
 func (b *Broker) getSystemTopicListFromBroker(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 	set := map[string]bool{b.opts.ClusterName: true, b.opts.BrokerName: true}
-	for t := range staticSystemTopics {
+	for _, t := range meta.SystemTopicSet() {
 		set[t] = true
 	}
 	if b.opts.TraceTopicEnable {

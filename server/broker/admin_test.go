@@ -13,6 +13,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/configs"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -226,7 +227,7 @@ func TestBroker_RuntimeInfo_EveryJavaKeyParses(t *testing.T) {
 
 func TestBroker_ResumeCheckHalfMessage_PutsBackWithZeroChecks(t *testing.T) {
 	b := newTestBroker(t, nil)
-	res, _ := putPlain(t, b.store, TopicTransHalf, 0, "half", 0, message.PropertyTransactionCheckTimes, "5",
+	res, _ := putPlain(t, b.store, meta.TopicTransHalf, 0, "half", 0, message.PropertyTransactionCheckTimes, "5",
 		message.PropertyRealTopic, "TopicA", message.PropertyRealQueueID, "1")
 	id := message.CreateOffsetMsgID(b.storeHost, res.WroteOffset)
 	resp := call(t, b.resumeCheckHalfMessage, protocol.CodeResumeCheckHalfMessage, &protocol.ResumeCheckHalfMessageRequestHeader{MsgID: id}, nil)
@@ -235,7 +236,7 @@ func TestBroker_ResumeCheckHalfMessage_PutsBackWithZeroChecks(t *testing.T) {
 	}
 	var recs []message.Record
 	waitFor(t, 3*time.Second, "the re-put half message", func() bool {
-		recs = records(t, b.store, TopicTransHalf, 0)
+		recs = records(t, b.store, meta.TopicTransHalf, 0)
 		return len(recs) == 2
 	})
 	wantProps(t, recs[1], map[string]string{message.PropertyTransactionCheckTimes: "0", message.PropertyRealTopic: "TopicA"})

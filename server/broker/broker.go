@@ -15,6 +15,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -24,9 +25,9 @@ type Broker struct {
 	opts        Options
 	log         zerolog.Logger
 	store       *store.Store
-	topics      *TopicManager
-	subs        *SubscriptionManager
-	offsets     *OffsetManager
+	topics      *meta.TopicManager
+	subs        *meta.SubscriptionManager
+	offsets     *meta.OffsetManager
 	consumers   *ConsumerManager
 	producers   *ProducerManager
 	filters     *ConsumerFilterManager
@@ -83,7 +84,7 @@ func New(opts Options) (*Broker, error) {
 		b.opts.BrokerIP2 = b.opts.BrokerIP1
 	}
 
-	if b.topics, err = NewTopicManager(TopicOptions{
+	if b.topics, err = meta.NewTopicManager(meta.TopicOptions{
 		Path: opts.configPath("topics.json"), ClusterName: opts.ClusterName, BrokerName: opts.BrokerName,
 		AutoCreateTopicEnable: opts.AutoCreateTopicEnable, DefaultTopicQueueNums: opts.DefaultTopicQueueNums,
 		ClusterTopicEnable: opts.ClusterTopicEnable, BrokerTopicEnable: opts.BrokerTopicEnable,
@@ -91,10 +92,10 @@ func New(opts Options) (*Broker, error) {
 	}, log); err != nil {
 		return nil, err
 	}
-	if b.subs, err = NewSubscriptionManager(opts.configPath("subscriptionGroup.json"), opts.AutoCreateSubscriptionGroup, log); err != nil {
+	if b.subs, err = meta.NewSubscriptionManager(opts.configPath("subscriptionGroup.json"), opts.AutoCreateSubscriptionGroup, log); err != nil {
 		return nil, err
 	}
-	if b.offsets, err = NewOffsetManager(opts.configPath("consumerOffset.json"), log); err != nil {
+	if b.offsets, err = meta.NewOffsetManager(opts.configPath("consumerOffset.json"), log); err != nil {
 		return nil, err
 	}
 	if b.filters, err = NewConsumerFilterManager(ConsumerFilterOptions{

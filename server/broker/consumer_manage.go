@@ -8,6 +8,7 @@ package broker
 import (
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -58,7 +59,7 @@ func (b *Broker) updateConsumerOffset(_ *remoting.Context, req *protocol.Command
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
-	if pe := validateGroup(h.ConsumerGroup); pe != nil {
+	if pe := meta.ValidateGroup(h.ConsumerGroup); pe != nil {
 		return nil, pe // offsets are stored under topic@group
 	}
 	b.offsets.Commit(h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)

@@ -8,7 +8,8 @@
 // order); pulls and everything that may wait run on bounded pools (pools.go), and a
 // SYNC_FLUSH send answers from the flush waiter once the data is durable.
 //
-// Lock order: TopicManager.mu, SubscriptionManager.mu, OffsetManager.mu,
-// ConsumerManager.mu and ProducerManager.mu are leaves: none is held while taking another
-// or while calling the store.
+// Lock order: the metadata managers of package meta (meta.TopicManager.mu,
+// meta.SubscriptionManager.mu, meta.OffsetManager.mu; their file locks come before
+// them, see meta's doc), ConsumerManager.mu and ProducerManager.mu are leaves: none is
+// held while taking another or while calling the store.
 package broker

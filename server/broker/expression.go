@@ -35,6 +35,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/filter"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -273,9 +274,9 @@ func newRetryFilter(sub *protocol.SubscriptionData, data *ConsumerFilterData, m 
 	} else if data != nil {
 		f.expr = data.Compiled
 	}
-	if strings.HasPrefix(sub.Topic, RetryGroupTopicPrefix) {
+	if strings.HasPrefix(sub.Topic, meta.RetryGroupTopicPrefix) {
 		f.retry = true
-		f.group = strings.TrimPrefix(sub.Topic, RetryGroupTopicPrefix)
+		f.group = strings.TrimPrefix(sub.Topic, meta.RetryGroupTopicPrefix)
 	}
 	return f
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/filter"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 )
 
 // filterBroker is a Broker with just what expressionFilter reads.
@@ -126,31 +127,31 @@ func TestBroker_ExpressionFilter_FlagSubscription(t *testing.T) {
 func TestBroker_ExpressionFilter_RetrySupport(t *testing.T) {
 	b := filterBroker(t, func(o *Options) { o.FilterSupportRetry = true })
 	b.filters.RegisterOne("T", "G", "a > 5", ExpressionSQL92, 0)
-	retry := buildSubscription(RetryTopic("G"), "*", "TAG")
-	f, r := b.expressionFilter(pullHeader("G", RetryTopic("G"), 0, "", "TAG", 0), &retry, &protocol.Command{})
+	retry := buildSubscription(meta.RetryTopic("G"), "*", "TAG")
+	f, r := b.expressionFilter(pullHeader("G", meta.RetryTopic("G"), 0, "", "TAG", 0), &retry, &protocol.Command{})
 	if r != nil {
 		t.Fatalf("refused: %+v", r)
 	}
 	if !f.MatchByConsumeQueue(1) {
 		t.Fatal("* refused a unit")
 	}
-	if !f.MatchByCommitLog(record(RetryTopic("G"), "RETRY_TOPIC", "T", "a", "9")) {
+	if !f.MatchByCommitLog(record(meta.RetryTopic("G"), "RETRY_TOPIC", "T", "a", "9")) {
 		t.Fatal("a retried message matching the origin topic's filter was refused")
 	}
-	if f.MatchByCommitLog(record(RetryTopic("G"), "RETRY_TOPIC", "T", "a", "1")) {
+	if f.MatchByCommitLog(record(meta.RetryTopic("G"), "RETRY_TOPIC", "T", "a", "1")) {
 		t.Fatal("a retried message not matching the origin topic's filter was delivered")
 	}
-	if !f.MatchByCommitLog(record(RetryTopic("G"), "RETRY_TOPIC", "Other", "a", "1")) {
+	if !f.MatchByCommitLog(record(meta.RetryTopic("G"), "RETRY_TOPIC", "Other", "a", "1")) {
 		t.Fatal("a retried message from a topic without a filter must be delivered")
 	}
-	if !f.MatchByCommitLog(record(RetryTopic("G"), "a", "1")) {
+	if !f.MatchByCommitLog(record(meta.RetryTopic("G"), "a", "1")) {
 		t.Fatal("a retried message without RETRY_TOPIC must be delivered")
 	}
 	// Without filterSupportRetry the retry topic is a plain tag subscription.
 	plain := filterBroker(t, nil)
 	plain.filters.RegisterOne("T", "G", "a > 5", ExpressionSQL92, 0)
-	f, _ = plain.expressionFilter(pullHeader("G", RetryTopic("G"), 0, "", "TAG", 0), &retry, &protocol.Command{})
-	if !f.MatchByCommitLog(record(RetryTopic("G"), "RETRY_TOPIC", "T", "a", "1")) {
+	f, _ = plain.expressionFilter(pullHeader("G", meta.RetryTopic("G"), 0, "", "TAG", 0), &retry, &protocol.Command{})
+	if !f.MatchByCommitLog(record(meta.RetryTopic("G"), "RETRY_TOPIC", "T", "a", "1")) {
 		t.Fatal("retry messages were filtered with filterSupportRetry off")
 	}
 	// A normal topic under filterSupportRetry filters as usual.
@@ -273,8 +274,8 @@ func TestMatchesArrived_HeldPullWakesOnlyForMatches(t *testing.T) {
 	}
 	rb := filterBroker(t, func(o *Options) { o.FilterSupportRetry = true })
 	rb.filters.RegisterOne("T", "G", "a > 5", ExpressionSQL92, 0)
-	retry := buildSubscription(RetryTopic("G"), "*", "TAG")
-	rf, _ := rb.expressionFilter(pullHeader("G", RetryTopic("G"), 0, "", "TAG", 0), &retry, &protocol.Command{})
+	retry := buildSubscription(meta.RetryTopic("G"), "*", "TAG")
+	rf, _ := rb.expressionFilter(pullHeader("G", meta.RetryTopic("G"), 0, "", "TAG", 0), &retry, &protocol.Command{})
 	props := message.AppendProperty(message.AppendProperty(nil, "RETRY_TOPIC", "T"), "a", "1")
 	if matchesArrived(rf, props) || !matchesArrived(rf, message.AppendProperty(nil, "RETRY_TOPIC", "T")[:0]) {
 		t.Fatal("retry filter judged an arrival wrongly")

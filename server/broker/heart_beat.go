@@ -10,6 +10,7 @@ package broker
 
 import (
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -19,7 +20,7 @@ func (b *Broker) heartBeat(ctx *remoting.Context, req *protocol.Command) (*proto
 		return nil, protocol.Errorf(protocol.ResSystemError, "%v", err)
 	}
 	for i := range hb.ConsumerDataSet {
-		if pe := validateGroup(hb.ConsumerDataSet[i].GroupName); pe != nil {
+		if pe := meta.ValidateGroup(hb.ConsumerDataSet[i].GroupName); pe != nil {
 			return nil, pe // before anything of the heartbeat is registered
 		}
 	}
@@ -34,7 +35,7 @@ func (b *Broker) heartBeat(ctx *remoting.Context, req *protocol.Command) (*proto
 			if data.UnitMode {
 				sysFlag = topicFlagUnitSub
 			}
-			if tc, created := b.topics.CreateIfAbsent(RetryTopic(data.GroupName), sg.RetryQueueNums, protocol.PermWrite|protocol.PermRead, sysFlag); created {
+			if tc, created := b.topics.CreateIfAbsent(meta.RetryTopic(data.GroupName), sg.RetryQueueNums, protocol.PermWrite|protocol.PermRead, sysFlag); created {
 				if g := b.announceTopic(tc); g != nil {
 					gate = g
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -55,7 +56,7 @@ func TestHeartBeat_ThousandsOfGroups_LoopKeepsServing(t *testing.T) {
 			if worst > time.Second {
 				t.Fatalf("another connection waited %v during the heartbeat", worst)
 			}
-			if _, ok := b.topics.Get(RetryTopic(fmt.Sprintf("HBG%d", groups-1))); !ok {
+			if _, ok := b.topics.Get(meta.RetryTopic(fmt.Sprintf("HBG%d", groups-1))); !ok {
 				t.Fatal("the last group's %RETRY% topic was not created")
 			}
 			return

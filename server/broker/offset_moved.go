@@ -14,6 +14,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 )
 
 func (b *Broker) offsetMovedEvent(group, topic string, queueID int32, requestOffset, newOffset int64) {
@@ -37,7 +38,7 @@ func (b *Broker) offsetMovedEvent(group, topic string, queueID int32, requestOff
 	if ap, err := netip.ParseAddrPort(b.addr); err == nil {
 		host = ap
 	}
-	m := message.Message{Topic: TopicOffsetMovedEvent, Body: body, BornTimestamp: time.Now().UnixMilli(),
+	m := message.Message{Topic: meta.TopicOffsetMovedEvent, Body: body, BornTimestamp: time.Now().UnixMilli(),
 		BornHost: host, StoreHost: host, Properties: props.AppendTo(nil)}
 	if _, err := b.store.PutMessage(&m); err != nil {
 		b.log.Warn().Err(err).Str("group", strings.Clone(group)).Msg("generateOffsetMovedEvent failed")

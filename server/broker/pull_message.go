@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -39,7 +40,7 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
-	if pe := validateGroup(h.ConsumerGroup); pe != nil {
+	if pe := meta.ValidateGroup(h.ConsumerGroup); pe != nil {
 		return nil, pe // the group would be auto-created and its offsets committed
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -45,7 +46,7 @@ func fakeNamesrv(t *testing.T, routes ...remoting.Route) string {
 // error after timeout.
 func sendToNewTopic(t *testing.T, b *Broker, topic string, timeout time.Duration) (*protocol.Command, error) {
 	t.Helper()
-	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: topic, DefaultTopic: TopicAutoCreate,
+	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: topic, DefaultTopic: meta.TopicAutoCreate,
 		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli()}
 	req := protocol.NewRequest(protocol.CodeSendMessage)
 	h.Encode(&req.Ext)

@@ -25,6 +25,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 )
 
 // newReplication builds the HA master or slave (not started).
@@ -193,7 +194,7 @@ func (b *Broker) takeMasterDelayOffsets(body []byte) error {
 }
 
 func (b *Broker) takeMasterGroups(body []byte) error {
-	var w subscriptionWrapper
+	var w meta.SubscriptionWrapper
 	if err := decodeFastJSON(body, &w); err != nil {
 		return err
 	}

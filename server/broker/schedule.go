@@ -31,6 +31,7 @@ import (
 	"strconv"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -105,7 +106,7 @@ func (b *Broker) scheduleRunningStats(stats map[string]string) {
 		return
 	}
 	for level, off := range b.schedule.table() {
-		max := b.store.MaxOffsetInQueue(TopicSchedule, int32(level-1))
+		max := b.store.MaxOffsetInQueue(meta.TopicSchedule, int32(level-1))
 		stats["scheduleMessageOffset_"+strconv.Itoa(level)] = strconv.FormatInt(off, 10) + "," + strconv.FormatInt(max, 10)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -62,7 +63,7 @@ func (w *levelWorker) prepare() {
 // the reset in executeOnTimeup when the unit is gone).
 func (w *levelWorker) clamp(off int64, logIt bool) int64 {
 	st := w.s.st
-	lo, hi := st.MinOffsetInQueue(TopicSchedule, w.queue), st.MaxOffsetInQueue(TopicSchedule, w.queue)
+	lo, hi := st.MinOffsetInQueue(meta.TopicSchedule, w.queue), st.MaxOffsetInQueue(meta.TopicSchedule, w.queue)
 	c := off
 	if c < lo {
 		c = lo
@@ -83,7 +84,7 @@ func (w *levelWorker) clamp(off int64, logIt bool) int64 {
 func (w *levelWorker) round() time.Duration {
 	s := w.s
 	w.next = w.clamp(w.next, true)
-	units := s.st.ConsumeQueueUnits(TopicSchedule, w.queue, w.next, scheduleBatch)
+	units := s.st.ConsumeQueueUnits(meta.TopicSchedule, w.queue, w.next, scheduleBatch)
 	if len(units) == 0 {
 		return schedulePollInterval
 	}
@@ -187,7 +188,7 @@ func (w *levelWorker) timeup(rec []byte, off int64) bool {
 			Msg("schedule: delayed message without a real topic and queue, skipped")
 		return false
 	}
-	if topic == TopicTransHalf {
+	if topic == meta.TopicTransHalf {
 		s.log.Error().Int("level", w.level).Int64("offset", off).
 			Msg("schedule: [BUG] the real topic of a delayed message is the transaction half topic, discarded")
 		return false

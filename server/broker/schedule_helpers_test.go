@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -89,7 +90,7 @@ func park(t testing.TB, st *store.Store, level int, realTopic string, realQid in
 	t.Helper()
 	props := append([]string{message.PropertyDelayTimeLevel, strconv.Itoa(level), message.PropertyRealTopic, realTopic,
 		message.PropertyRealQueueID, strconv.Itoa(int(realQid))}, extra...)
-	res, _ := putPlain(t, st, TopicSchedule, int32(level-1), body, 0, props...)
+	res, _ := putPlain(t, st, meta.TopicSchedule, int32(level-1), body, 0, props...)
 	return res
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -259,7 +260,7 @@ func TestScheduleService_Deliver_SkipsUndeliverable(t *testing.T) {
 	st := openTestStore(t, root, "1s")
 	defer st.Close()
 	park(t, st, 1, "TopicU", 0, "bad-qid", message.PropertyRealQueueID, "x")
-	park(t, st, 1, TopicTransHalf, 0, "half")
+	park(t, st, 1, meta.TopicTransHalf, 0, "half")
 	park(t, st, 1, "TopicU", 0, "good")
 	s, err := newTestService(st, root, "1s")
 	if err != nil {
@@ -272,7 +273,7 @@ func TestScheduleService_Deliver_SkipsUndeliverable(t *testing.T) {
 	if len(recs) != 1 || string(recs[0].Body) != "good" {
 		t.Fatalf("%d deliveries, want only the good one", len(recs))
 	}
-	if n := st.MaxOffsetInQueue(TopicTransHalf, 0); n != 0 {
+	if n := st.MaxOffsetInQueue(meta.TopicTransHalf, 0); n != 0 {
 		t.Fatalf("%d messages delivered to the half topic", n)
 	}
 }
@@ -304,7 +305,7 @@ func BenchmarkScheduleService_Deliver(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		park(b, st, 1, "TopicB", 0, "0123456789012345678901234567890123456789012345678901234567890123")
 	}
-	waitFor(b, time.Minute, "dispatch", func() bool { return st.MaxOffsetInQueue(TopicSchedule, 0) == int64(b.N) })
+	waitFor(b, time.Minute, "dispatch", func() bool { return st.MaxOffsetInQueue(meta.TopicSchedule, 0) == int64(b.N) })
 	s, err := newTestService(st, root, "0s")
 	if err != nil {
 		b.Fatal(err)
@@ -447,14 +448,14 @@ func TestScheduleService_Start_FindsDeliveredPrefixWithoutFile(t *testing.T) {
 		last = park(t, st, 1, "TopicP", int32(i%3), strconv.Itoa(i))
 	}
 	waitFor(t, 5*time.Second, "all parked messages due and dispatched", func() bool {
-		return time.Now().UnixMilli() > last.StoreTimestamp+1000 && st.MaxOffsetInQueue(TopicSchedule, 0) == 301
+		return time.Now().UnixMilli() > last.StoreTimestamp+1000 && st.MaxOffsetInQueue(meta.TopicSchedule, 0) == 301
 	})
 	s, err := newTestService(st, root, "1s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := s.newLevelWorker(1)
-	for _, u := range st.ConsumeQueueUnits(TopicSchedule, 0, 0, 173) {
+	for _, u := range st.ConsumeQueueUnits(meta.TopicSchedule, 0, 0, 173) {
 		if !w.deliver(u) {
 			t.Fatalf("deliver at %d failed", w.next)
 		}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -37,10 +38,10 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
-	if pe := validateGroup(h.Group); pe != nil {
+	if pe := meta.ValidateGroup(h.Group); pe != nil {
 		return nil, pe
 	}
-	if pe := validateTopic(RetryTopic(h.Group)); pe != nil {
+	if pe := meta.ValidateTopic(meta.RetryTopic(h.Group)); pe != nil {
 		return nil, pe // a group of 121-255 characters: its %RETRY% topic cannot be stored
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
@@ -54,7 +55,7 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	if sg.RetryQueueNums <= 0 {
 		return resp, nil
 	}
-	topic := RetryTopic(h.Group)
+	topic := meta.RetryTopic(h.Group)
 	queueID := randomQueue(sg.RetryQueueNums)
 	var topicSysFlag int32
 	if h.UnitMode {
@@ -92,7 +93,7 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 	}
 	delayLevel := h.DelayLevel
 	if r.ReconsumeTimes >= maxTimes || delayLevel < 0 {
-		topic = DLQTopic(h.Group)
+		topic = meta.DLQTopic(h.Group)
 		queueID = randomQueue(dlqNumsPerGroup)
 		if tc, created := b.topics.CreateIfAbsent(topic, dlqNumsPerGroup, protocol.PermWrite|protocol.PermRead, 0); created {
 			b.awaitRegistered(b.announceTopic(tc))

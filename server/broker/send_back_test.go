@@ -8,6 +8,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -77,7 +78,7 @@ func TestConsumerSendMsgBack_Retry_ParkedAtLevel3PlusReconsumeTimes(t *testing.T
 	if resp.Code != 0 || resp.HasRemark {
 		t.Fatalf("code %d remark %q", resp.Code, resp.Remark)
 	}
-	r := only(t, b, TopicSchedule, 3) // level 3 + 1 = 4 → queue 3
+	r := only(t, b, meta.TopicSchedule, 3) // level 3 + 1 = 4 → queue 3
 	wantProps(t, r, map[string]string{
 		"REAL_TOPIC": "%RETRY%G", "REAL_QID": "0", "DELAY": "4", "RETRY_TOPIC": "TopicA", "WAIT": "false",
 		"ORIGIN_MESSAGE_ID": message.CreateOffsetMsgID(testHost, orig.WroteOffset), "UNIQ_KEY": uniq,
@@ -98,7 +99,7 @@ func TestConsumerSendMsgBack_Retry_ExplicitLevelAndOriginKept(t *testing.T) {
 	if resp.Code != 0 {
 		t.Fatalf("code %d remark %q", resp.Code, resp.Remark)
 	}
-	r := only(t, b, TopicSchedule, 1)
+	r := only(t, b, meta.TopicSchedule, 1)
 	wantProps(t, r, map[string]string{"DELAY": "2", "RETRY_TOPIC": "TopicA", "ORIGIN_MESSAGE_ID": "FIRSTID", "REAL_TOPIC": "%RETRY%G"})
 }
 
@@ -108,7 +109,7 @@ func TestConsumerSendMsgBack_Retry_LevelClampedToTable(t *testing.T) {
 	if resp := sendBack(t, b, protocol.ConsumerSendMsgBackRequestHeader{Group: "G", Offset: orig.WroteOffset}, protocol.CurrentVersion); resp.Code != 0 {
 		t.Fatalf("code %d remark %q", resp.Code, resp.Remark)
 	}
-	wantProps(t, only(t, b, TopicSchedule, 3), map[string]string{"DELAY": "4"})
+	wantProps(t, only(t, b, meta.TopicSchedule, 3), map[string]string{"DELAY": "4"})
 }
 
 func TestConsumerSendMsgBack_DLQ_WhenMaxReconsumeTimesReached(t *testing.T) {
@@ -128,7 +129,7 @@ func TestConsumerSendMsgBack_DLQ_WhenMaxReconsumeTimesReached(t *testing.T) {
 	if tc, ok := b.topics.Get("%DLQ%G"); !ok || tc.Perm != 6 || tc.ReadQueueNums != 1 || tc.WriteQueueNums != 1 {
 		t.Fatalf("%%DLQ%%G config %+v", tc)
 	}
-	if n := b.store.MaxOffsetInQueue(TopicSchedule, 2); n != 0 {
+	if n := b.store.MaxOffsetInQueue(meta.TopicSchedule, 2); n != 0 {
 		t.Fatalf("%d messages parked: a dead letter is never delayed", n)
 	}
 }
@@ -157,7 +158,7 @@ func TestConsumerSendMsgBack_OldClientUsesGroupRetryMaxTimes(t *testing.T) {
 	if n := b.store.MaxOffsetInQueue("%DLQ%G", 0); n != 0 {
 		t.Fatal("an old client's maxReconsumeTimes was honoured")
 	}
-	wantProps(t, only(t, b, TopicSchedule, 3), map[string]string{"REAL_TOPIC": "%RETRY%G"})
+	wantProps(t, only(t, b, meta.TopicSchedule, 3), map[string]string{"REAL_TOPIC": "%RETRY%G"})
 }
 
 func TestConsumerSendMsgBack_NoRetryQueues_SuccessAndNothingStored(t *testing.T) {
@@ -193,7 +194,7 @@ func sendToRetry(t *testing.T, b *Broker, group string, reconsume, max int32) *p
 	p.Set("ORIGIN_MESSAGE_ID", "UNIQ0001")
 	p.Set("UNIQ_KEY", "UNIQ0001")
 	p.Set("DELAY", strconv.Itoa(int(3+reconsume-1)))
-	h := protocol.SendMessageRequestHeader{ProducerGroup: "CLIENT_INNER_PRODUCER", Topic: RetryTopic(group), DefaultTopic: TopicAutoCreate,
+	h := protocol.SendMessageRequestHeader{ProducerGroup: "CLIENT_INNER_PRODUCER", Topic: meta.RetryTopic(group), DefaultTopic: meta.TopicAutoCreate,
 		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli(), Properties: p.String(),
 		ReconsumeTimes: reconsume, HasReconsumeTimes: true, MaxReconsumeTimes: max, HasMaxReconsumeTimes: true}
 	req := protocol.NewRequest(protocol.CodeSendMessage)
@@ -213,7 +214,7 @@ func TestSendMessage_RetryTopicFallback_DelayedRetry(t *testing.T) {
 	if resp := sendToRetry(t, b, "G", 1, 2); resp.Code != 0 {
 		t.Fatalf("code %d remark %q", resp.Code, resp.Remark)
 	}
-	r := only(t, b, TopicSchedule, 2) // DELAY 3
+	r := only(t, b, meta.TopicSchedule, 2) // DELAY 3
 	wantProps(t, r, map[string]string{"REAL_TOPIC": "%RETRY%G", "RETRY_TOPIC": "TopicA"})
 	if r.ReconsumeTimes != 1 {
 		t.Fatalf("reconsumeTimes %d", r.ReconsumeTimes)

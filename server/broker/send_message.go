@@ -30,6 +30,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -64,6 +65,16 @@ func fail(resp *protocol.Command, code protocol.ResponseCode, remark string) *pr
 	return resp
 }
 
+// isBlank is UtilAll#isBlank for the header fields handlers check.
+func isBlank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
 func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 	var h protocol.SendMessageRequestHeader
 	if err := h.Decode(req.Ext); err != nil {
@@ -90,7 +101,7 @@ func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*pro
 	m := &sc.msg
 	*m = message.Message{Topic: h.Topic, QueueID: queueID, Flag: h.Flag, Body: req.Body, BornTimestamp: h.BornTimestamp,
 		BornHost: bornHost(ctx.Conn), StoreHost: b.storeHost, ReconsumeTimes: h.ReconsumeTimes}
-	if strings.HasPrefix(h.Topic, RetryGroupTopicPrefix) {
+	if strings.HasPrefix(h.Topic, meta.RetryGroupTopicPrefix) {
 		if r := b.retryToDLQ(req, &h, m, resp); r != nil {
 			return r, nil
 		}
@@ -132,17 +143,17 @@ func (b *Broker) msgCheck(ctx *remoting.Context, h *protocol.SendMessageRequestH
 	if !protocol.IsWriteable(b.brokerPermission()) && b.topics.IsOrderTopic(h.Topic) {
 		return tc, nil, fail(resp, protocol.ResNoPermission, "the broker["+b.opts.BrokerIP1+"] sending message is forbidden")
 	}
-	if pe := validateTopic(h.Topic); pe != nil {
+	if pe := meta.ValidateTopic(h.Topic); pe != nil {
 		return tc, nil, fail(resp, pe.Code, pe.Remark)
 	}
-	if notAllowedSendTopics[h.Topic] {
+	if meta.IsNotAllowedSendTopic(h.Topic) {
 		return tc, nil, fail(resp, protocol.ResNoPermission, "Sending message to topic["+h.Topic+"] is forbidden.")
 	}
 	tc, ok := b.topics.Get(h.Topic)
 	if !ok {
 		var sysFlag int32
 		if h.UnitMode {
-			if strings.HasPrefix(h.Topic, RetryGroupTopicPrefix) {
+			if strings.HasPrefix(h.Topic, meta.RetryGroupTopicPrefix) {
 				sysFlag = topicFlagUnitSub
 			} else {
 				sysFlag = topicFlagUnit
@@ -150,7 +161,7 @@ func (b *Broker) msgCheck(ctx *remoting.Context, h *protocol.SendMessageRequestH
 		}
 		b.log.Warn().Str("topic", h.Topic).Str("producer", ctx.Conn.RemoteAddr()).Msg("the topic not exist")
 		created, isNew := b.topics.CreateInSend(h.Topic, h.DefaultTopic, ctx.Conn.RemoteAddr(), h.DefaultTopicQueueNums, sysFlag)
-		if created == nil && strings.HasPrefix(h.Topic, RetryGroupTopicPrefix) {
+		if created == nil && strings.HasPrefix(h.Topic, meta.RetryGroupTopicPrefix) {
 			c, n := b.topics.CreateIfAbsent(h.Topic, 1, protocol.PermWrite|protocol.PermRead, sysFlag)
 			created, isNew = &c, n
 		}
@@ -201,7 +212,7 @@ func randomQueue(writeQueueNums int32) int32 {
 // (the consumer's fallback when CONSUMER_SEND_MSG_BACK fails): past maxReconsumeTimes
 // the message goes to %DLQ%<group> instead. It returns an error response or nil.
 func (b *Broker) retryToDLQ(req *protocol.Command, h *protocol.SendMessageRequestHeader, m *message.Message, resp *protocol.Command) *protocol.Command {
-	group := strings.TrimPrefix(h.Topic, RetryGroupTopicPrefix)
+	group := strings.TrimPrefix(h.Topic, meta.RetryGroupTopicPrefix)
 	sg, ok := b.subs.Find(group)
 	if !ok {
 		return fail(resp, protocol.ResSubscriptionGroupNotExist, "subscription group not exist, "+group+" "+faqSuffix)
@@ -211,7 +222,7 @@ func (b *Broker) retryToDLQ(req *protocol.Command, h *protocol.SendMessageReques
 		maxTimes = h.MaxReconsumeTimes
 	}
 	if h.ReconsumeTimes >= maxTimes {
-		m.Topic = DLQTopic(group)
+		m.Topic = meta.DLQTopic(group)
 		m.QueueID = randomQueue(dlqNumsPerGroup)
 		if tc, created := b.topics.CreateIfAbsent(m.Topic, dlqNumsPerGroup, protocol.PermWrite|protocol.PermRead, 0); created {
 			b.announceTopic(tc) // nobody looks a DLQ's route up right after: no wait
@@ -235,7 +246,7 @@ func (b *Broker) applyDelay(m *message.Message, props *message.Properties) {
 	if err != nil || level <= 0 {
 		return
 	}
-	if strings.HasPrefix(m.Topic, DLQGroupTopicPrefix) {
+	if strings.HasPrefix(m.Topic, meta.DLQGroupTopicPrefix) {
 		// Java sets delayTimeLevel 0 on DLQ messages: they are never delayed.
 		props.Delete(message.PropertyDelayTimeLevel)
 		return
@@ -246,7 +257,7 @@ func (b *Broker) applyDelay(m *message.Message, props *message.Properties) {
 	}
 	props.Set(message.PropertyRealTopic, m.Topic)
 	props.Set(message.PropertyRealQueueID, strconv.Itoa(int(m.QueueID)))
-	m.Topic = TopicSchedule
+	m.Topic = meta.TopicSchedule
 	m.QueueID = int32(level - 1)
 }
 
@@ -367,7 +378,7 @@ func ratio(s string) float64 {
 
 // sendBatch stores a SEND_BATCH_MESSAGE body (Java: asyncSendBatchMessage).
 func (b *Broker) sendBatch(ctx *remoting.Context, req *protocol.Command, h *protocol.SendMessageRequestHeader, tc protocol.TopicConfig, queueID int32, resp *protocol.Command, gate <-chan struct{}) (*protocol.Command, error) {
-	if len(h.Topic) > topicMaxLength {
+	if len(h.Topic) > meta.TopicMaxLength {
 		return fail(resp, protocol.ResMessageIllegal, "message topic length too long "+strconv.Itoa(len(h.Topic))), nil
 	}
 	sc := sendScratchPool.Get().(*sendScratch)

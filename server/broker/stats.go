@@ -47,6 +47,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -414,7 +415,7 @@ func (s *brokerStats) isDetail() bool { return !s.noDetail.Load() }
 func (s *brokerStats) incTopicPut(topic string, queueID int32, res store.PutResult) {
 	s.init()
 	n, size := int64(res.MsgNum), int64(res.WroteBytes)
-	if topic == TopicSchedule && s.isDetail() {
+	if topic == meta.TopicSchedule && s.isDetail() {
 		qk := statsKey{topic: topic, queue: queueID}
 		s.queuePutNums.add(qk, n, 1)
 		s.queuePutSize.add(qk, size, 1)
@@ -431,7 +432,7 @@ func (s *brokerStats) incTopicPut(topic string, queueID int32, res store.PutResu
 // original topic and the group.
 func (s *brokerStats) incSendBack(group, backTopic, storedTopic string, queueID int32, res store.PutResult) {
 	s.init()
-	if storedTopic == TopicSchedule {
+	if storedTopic == meta.TopicSchedule {
 		size := int64(res.WroteBytes)
 		k := statsKey{topic: storedTopic}
 		s.topicPutNums.add(k, 1, 1)
@@ -455,11 +456,11 @@ func (s *brokerStats) incScheduleDeliver(level int, topic string, res store.PutR
 	}
 	n, size := int64(res.MsgNum), int64(res.WroteBytes)
 	if s.isDetail() {
-		qk := statsKey{topic: TopicSchedule, queue: int32(level - 1), group: ScheduleConsumerGroup}
+		qk := statsKey{topic: meta.TopicSchedule, queue: int32(level - 1), group: ScheduleConsumerGroup}
 		s.queueGetNums.add(qk, n, 1)
 		s.queueGetSize.add(qk, size, 1)
 	}
-	gk := statsKey{topic: TopicSchedule, group: ScheduleConsumerGroup}
+	gk := statsKey{topic: meta.TopicSchedule, group: ScheduleConsumerGroup}
 	s.groupGetNums.add(gk, n, 1)
 	s.groupGetSize.add(gk, size, 1)
 	k := statsKey{topic: topic}

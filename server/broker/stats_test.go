@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -179,7 +180,7 @@ func TestBrokerStats_IncScheduleDeliver_JavaSets(t *testing.T) {
 
 func TestBrokerStats_IncSendBack_ParkedInSchedule(t *testing.T) {
 	s, _ := newTestStats()
-	s.incSendBack("G", "TopicA", TopicSchedule, 4, store.PutResult{MsgNum: 1, WroteBytes: 90})
+	s.incSendBack("G", "TopicA", meta.TopicSchedule, 4, store.PutResult{MsgNum: 1, WroteBytes: 90})
 	s.incSendBack("G", "TopicA", "%DLQ%G", 0, store.PutResult{MsgNum: 1, WroteBytes: 90})
 	if _, ok := s.view(StatsQueuePutNums, "SCHEDULE_TOPIC_XXXX@4"); !ok {
 		t.Error("QUEUE_PUT_NUMS of the schedule queue missing")

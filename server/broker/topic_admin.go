@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -36,7 +37,7 @@ func (b *Broker) updateAndCreateTopic(ctx *remoting.Context, req *protocol.Comma
 		return nil, err
 	}
 	b.log.Info().Str("remote", ctx.Conn.RemoteAddr()).Str("topic", h.Topic).Msg("updateAndCreateTopic called")
-	if pe := validateTopic(h.Topic); pe != nil {
+	if pe := meta.ValidateTopic(h.Topic); pe != nil {
 		return nil, pe
 	}
 	if b.topics.IsSystemTopic(h.Topic) {
@@ -68,7 +69,7 @@ func (b *Broker) deleteTopicInBroker(ctx *remoting.Context, req *protocol.Comman
 		return nil, err
 	}
 	b.log.Info().Str("remote", ctx.Conn.RemoteAddr()).Str("topic", h.Topic).Msg("deleteTopic called")
-	if pe := validateTopic(h.Topic); pe != nil {
+	if pe := meta.ValidateTopic(h.Topic); pe != nil {
 		return nil, pe
 	}
 	if b.topics.IsSystemTopic(h.Topic) {

@@ -1,15 +1,12 @@
 package broker
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -38,7 +35,7 @@ func callFromConn(t *testing.T, h remoting.Handler, code protocol.RequestCode, h
 }
 
 func createTopicHeader(topic string, read, write int32) protocol.CreateTopicRequestHeader {
-	return protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: TopicAutoCreate, ReadQueueNums: read, WriteQueueNums: write,
+	return protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: meta.TopicAutoCreate, ReadQueueNums: read, WriteQueueNums: write,
 		Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: "SINGLE_TAG"}
 }
 
@@ -73,39 +70,5 @@ func TestBroker_UpdateAndCreateTopic_QueueCountAboveTheLimitIsRefused(t *testing
 	}
 	if alloc > 64<<20 {
 		t.Fatalf("stats of %d queues allocated %d MiB", protocol.MaxQueueNums, alloc>>20)
-	}
-}
-
-func TestTopicManager_QueueCountsAreBounded(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "topics.json")
-	// topics.json as a Java broker that accepted 5,000,000 queues writes it.
-	stored := `{"dataVersion":{"counter":3,"timestamp":1700000000000},"topicConfigTable":{` +
-		`"Huge":{"order":false,"perm":6,"readQueueNums":5000000,"topicFilterType":"SINGLE_TAG","topicName":"Huge","topicSysFlag":0,"writeQueueNums":2147483647},` +
-		`"Fine":{"order":false,"perm":6,"readQueueNums":8,"topicFilterType":"SINGLE_TAG","topicName":"Fine","topicSysFlag":0,"writeQueueNums":8}}}`
-	if err := os.WriteFile(path, []byte(stored), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewTopicManager(TopicOptions{Path: path, ClusterName: "c", BrokerName: "b", AutoCreateTopicEnable: true,
-		DefaultTopicQueueNums: 1<<31 - 1}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	for name, want := range map[string]int32{"Huge": protocol.MaxQueueNums, "Fine": 8, TopicAutoCreate: protocol.MaxQueueNums} {
-		if tc, _ := m.Get(name); tc.ReadQueueNums != want || tc.WriteQueueNums != want {
-			t.Errorf("%s: %d/%d queues, want %d", name, tc.ReadQueueNums, tc.WriteQueueNums, want)
-		}
-	}
-	// A send's defaultTopicQueueNums (Java: min with the default topic's write queues).
-	if tc, _ := m.CreateInSend("Sent", TopicAutoCreate, "1.2.3.4:5", 1<<31-1, 0); tc == nil || tc.WriteQueueNums != protocol.MaxQueueNums {
-		t.Fatalf("auto-created %+v", tc)
-	}
-	if tc, _ := m.CreateInSend("SentFew", TopicAutoCreate, "1.2.3.4:5", 4, 0); tc == nil || tc.WriteQueueNums != 4 {
-		t.Fatalf("auto-created %+v", tc)
-	}
-	// A retry group's retryQueueNums.
-	if tc, _ := m.CreateIfAbsent("%RETRY%G", 5_000_000, protocol.PermRead|protocol.PermWrite, 0); tc.ReadQueueNums != protocol.MaxQueueNums {
-		t.Fatalf("retry topic %+v", tc)
 	}
 }

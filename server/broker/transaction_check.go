@@ -27,6 +27,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -92,15 +93,15 @@ func (b *Broker) checkTransactions() {
 	}
 	begin := time.Now()
 	// Java's fetchMessageQueues creates the half topic (1 queue, perm 6) on the first round.
-	tc, ok := b.topics.Get(TopicTransHalf)
+	tc, ok := b.topics.Get(meta.TopicTransHalf)
 	if !ok {
 		var created bool
-		if tc, created = b.topics.CreateIfAbsent(TopicTransHalf, 1, protocol.PermWrite|protocol.PermRead, 0); created {
+		if tc, created = b.topics.CreateIfAbsent(meta.TopicTransHalf, 1, protocol.PermWrite|protocol.PermRead, 0); created {
 			b.announceTopic(tc)
 		}
 	}
 	if tc.ReadQueueNums <= 0 {
-		b.log.Warn().Str("topic", TopicTransHalf).Msg("the queue of topic is empty")
+		b.log.Warn().Str("topic", meta.TopicTransHalf).Msg("the queue of topic is empty")
 		return
 	}
 	for q := int32(0); q < tc.ReadQueueNums; q++ {
@@ -136,8 +137,8 @@ func (r *checkRound) run() bool {
 	b := r.b
 	start := time.Now()
 	r.startMs = start.UnixMilli()
-	halfOffset := b.txConsumeOffset(TopicTransHalf, r.queueID)
-	opOffset := b.txConsumeOffset(TopicTransOpHalf, r.queueID)
+	halfOffset := b.txConsumeOffset(meta.TopicTransHalf, r.queueID)
+	opOffset := b.txConsumeOffset(meta.TopicTransOpHalf, r.queueID)
 	if halfOffset < 0 || opOffset < 0 {
 		b.log.Error().Int32("queueId", r.queueID).Int64("halfOffset", halfOffset).Int64("opOffset", opOffset).
 			Msg("transaction check: illegal offset, skip this queue")
@@ -216,10 +217,10 @@ func (r *checkRound) run() bool {
 		i++
 	}
 	if newOffset != halfOffset {
-		b.offsets.Commit(TransCheckGroup, TopicTransHalf, r.queueID, newOffset)
+		b.offsets.Commit(TransCheckGroup, meta.TopicTransHalf, r.queueID, newOffset)
 	}
 	if newOp := nextOpOffset(r.doneOp, opOffset); newOp != opOffset {
-		b.offsets.Commit(TransCheckGroup, TopicTransOpHalf, r.queueID, newOp)
+		b.offsets.Commit(TransCheckGroup, meta.TopicTransOpHalf, r.queueID, newOp)
 	}
 	return true
 }
@@ -228,7 +229,7 @@ func (r *checkRound) run() bool {
 // false when the store answered nothing.
 func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bool) {
 	b := r.b
-	res := b.store.GetMessage(TransCheckGroup, TopicTransOpHalf, r.queueID, offset, opPullNums, nil)
+	res := b.store.GetMessage(TransCheckGroup, meta.TopicTransOpHalf, r.queueID, offset, opPullNums, nil)
 	if res == nil {
 		return opPull{}, false
 	}
@@ -237,7 +238,7 @@ func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bo
 	switch txStatus(res.Status) {
 	case txOffsetIllegal, txNoMatchedMsg:
 		b.log.Warn().Int64("offset", offset).Str("status", res.Status.String()).Msg("transaction check: op offset illegal")
-		b.offsets.Commit(TransCheckGroup, TopicTransOpHalf, r.queueID, res.NextBeginOffset)
+		b.offsets.Commit(TransCheckGroup, meta.TopicTransOpHalf, r.queueID, res.NextBeginOffset)
 		return op, true
 	case txNoNewMsg:
 		return op, true
@@ -268,7 +269,7 @@ func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bo
 // is none; st and next then say why and where to go on. ok is false when the store
 // answered nothing.
 func (r *checkRound) getHalf(offset int64) (half *txMessage, st txPullStatus, next int64, ok bool) {
-	res := r.b.store.GetMessage(TransCheckGroup, TopicTransHalf, r.queueID, offset, 1, nil)
+	res := r.b.store.GetMessage(TransCheckGroup, meta.TopicTransHalf, r.queueID, offset, 1, nil)
 	if res == nil {
 		return nil, 0, 0, false
 	}

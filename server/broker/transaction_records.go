@@ -31,6 +31,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -76,7 +77,7 @@ func (b *Broker) lookHalfMessage(phyOffset int64) (*txMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if string(t.rec.Topic) != TopicTransHalf {
+	if string(t.rec.Topic) != meta.TopicTransHalf {
 		return nil, fmt.Errorf("%w: the record at %d is in topic %s", errNotHalfMessage, phyOffset, t.rec.Topic)
 	}
 	return t, nil
@@ -120,7 +121,7 @@ func (b *Broker) commitMessage(half *txMessage, commitLogOffset int64) (*message
 		p.Delete(message.PropertyRealQueueID)
 		p.Delete(message.PropertyTransactionPrepared)
 		b.applyDelay(m, &p)
-		if m.Topic == TopicSchedule {
+		if m.Topic == meta.TopicSchedule {
 			m.Properties = p.AppendTo(nil)
 		}
 	}
@@ -132,7 +133,7 @@ func (b *Broker) commitMessage(half *txMessage, commitLogOffset int64) (*message
 // message's queue offset, in the op queue with the half queue's id. Like Java it only
 // logs a failure.
 func (b *Broker) putOpMessage(half *txMessage) bool {
-	m := message.Message{Topic: TopicTransOpHalf, QueueID: half.rec.QueueID,
+	m := message.Message{Topic: meta.TopicTransOpHalf, QueueID: half.rec.QueueID,
 		Body:          strconv.AppendInt(nil, half.rec.QueueOffset, 10),
 		BornTimestamp: time.Now().UnixMilli(), BornHost: b.storeHost, StoreHost: b.storeHost,
 		Properties: []byte(opMessageProperties)}
@@ -176,11 +177,11 @@ func renewImmunityHalfMessage(half *txMessage) *message.Message {
 func (b *Broker) discardHalfMessage(half *txMessage) {
 	b.log.Error().Str("offsetMsgId", half.rec.OffsetMsgID()).Int64("queueOffset", half.rec.QueueOffset).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
-	if tc, created := b.topics.CreateIfAbsent(TopicTransCheckMax, 1, protocol.PermRead|protocol.PermWrite, 0); created {
+	if tc, created := b.topics.CreateIfAbsent(meta.TopicTransCheckMax, 1, protocol.PermRead|protocol.PermWrite, 0); created {
 		b.announceTopic(tc)
 	}
 	r := &half.rec
-	m := message.Message{Topic: TopicTransCheckMax, QueueID: 0, Flag: r.Flag, Body: r.Body, SysFlag: r.SysFlag,
+	m := message.Message{Topic: meta.TopicTransCheckMax, QueueID: 0, Flag: r.Flag, Body: r.Body, SysFlag: r.SysFlag,
 		BornTimestamp: r.BornTimestamp, BornHost: r.BornHost, StoreHost: r.StoreHost, ReconsumeTimes: r.ReconsumeTimes,
 		Properties: half.props.AppendTo(nil)}
 	res, err := b.store.PutMessage(&m)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -154,7 +155,7 @@ func (e *txEnv) sendHalf(group, topic string, queueID int32, body string, born t
 	for i := 0; i+1 < len(extra); i += 2 {
 		props.Set(extra[i], extra[i+1])
 	}
-	h := protocol.SendMessageRequestHeader{ProducerGroup: group, Topic: topic, DefaultTopic: TopicAutoCreate, DefaultTopicQueueNums: 4,
+	h := protocol.SendMessageRequestHeader{ProducerGroup: group, Topic: topic, DefaultTopic: meta.TopicAutoCreate, DefaultTopicQueueNums: 4,
 		QueueID: queueID, SysFlag: message.TransactionPrepared, BornTimestamp: born.UnixMilli(), Flag: 7, Properties: props.String()}
 	req := protocol.NewRequest(protocol.CodeSendMessage)
 	h.Encode(&req.Ext)
@@ -263,7 +264,7 @@ func TestBroker_PrepareHalfMessage_StoredInHalfTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := half.rec
-	if string(r.Topic) != TopicTransHalf || r.QueueID != 0 || r.QueueOffset != 0 || r.PhysicalOffset != s.phyOffset {
+	if string(r.Topic) != meta.TopicTransHalf || r.QueueID != 0 || r.QueueOffset != 0 || r.PhysicalOffset != s.phyOffset {
 		t.Fatalf("half record: topic %s queue %d queueOffset %d phy %d", r.Topic, r.QueueID, r.QueueOffset, r.PhysicalOffset)
 	}
 	if message.TransactionType(r.SysFlag) != message.TransactionNotType || r.Flag != 7 || string(r.Body) != "hello" {
@@ -275,7 +276,7 @@ func TestBroker_PrepareHalfMessage_StoredInHalfTopic(t *testing.T) {
 			t.Fatalf("half property %s = %q, want %q", k, got, want)
 		}
 	}
-	e.waitQueue(TopicTransHalf, 0, 1)
+	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	if n := e.b.Store().MaxOffsetInQueue("TopicTx", 2); n != 0 {
 		t.Fatalf("real topic has %d messages before commit", n)
 	}
@@ -284,7 +285,7 @@ func TestBroker_PrepareHalfMessage_StoredInHalfTopic(t *testing.T) {
 func TestBroker_PrepareHalfMessage_RejectTransactionMessage(t *testing.T) {
 	e := newTxEnv(t, func(o *Options) { o.RejectTransactionMessage = true })
 	req := protocol.NewRequest(protocol.CodeSendMessage)
-	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: "TopicTx", DefaultTopic: TopicAutoCreate, DefaultTopicQueueNums: 4,
+	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: "TopicTx", DefaultTopic: meta.TopicAutoCreate, DefaultTopicQueueNums: 4,
 		SysFlag: message.TransactionPrepared, BornTimestamp: time.Now().UnixMilli(), Properties: "TRAN_MSG\x01true\x02PGROUP\x01PG"}
 	h.Encode(&req.Ext)
 	req.Body = []byte("x")
@@ -320,8 +321,8 @@ func TestBroker_EndTransaction_Commit(t *testing.T) {
 		txProp(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
 		t.Fatalf("committed properties %q", r.Properties)
 	}
-	e.waitQueue(TopicTransOpHalf, 0, 1)
-	ops := e.read(TopicTransOpHalf, 0)
+	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
+	ops := e.read(meta.TopicTransOpHalf, 0)
 	if len(ops) != 1 || string(ops[0].rec.Body) != "0" || string(ops[0].rec.Properties) != "WAIT\x01true\x02TAGS\x01d" ||
 		ops[0].rec.BornHost != e.b.storeHost {
 		t.Fatalf("op message: %d, body %q props %q", len(ops), ops[0].rec.Body, ops[0].rec.Properties)
@@ -335,8 +336,8 @@ func TestBroker_EndTransaction_Rollback(t *testing.T) {
 	if resp := e.endTx(txEndHeader("PG", s, message.TransactionRollback)); resp.Code != int32(protocol.ResSuccess) {
 		t.Fatalf("rollback answer: %d %q", resp.Code, resp.Remark)
 	}
-	e.waitQueue(TopicTransOpHalf, 0, 1)
-	ops := e.read(TopicTransOpHalf, 0)
+	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
+	ops := e.read(meta.TopicTransOpHalf, 0)
 	if len(ops) != 1 || string(ops[0].rec.Body) != "1" {
 		t.Fatalf("op messages: %d", len(ops))
 	}
@@ -412,7 +413,7 @@ func TestBroker_EndTransaction_Mismatch(t *testing.T) {
 	if n := e.b.Store().MaxOffsetInQueue("TopicTx", 0); n != 0 {
 		t.Fatalf("a refused END_TRANSACTION committed %d messages", n)
 	}
-	if n := e.b.Store().MaxOffsetInQueue(TopicTransOpHalf, 0); n != 0 {
+	if n := e.b.Store().MaxOffsetInQueue(meta.TopicTransOpHalf, 0); n != 0 {
 		t.Fatalf("a refused END_TRANSACTION wrote %d op messages", n)
 	}
 }
@@ -427,7 +428,7 @@ func TestBroker_EndTransaction_OnewayCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitQueue("TopicTx", 3, 1)
-	e.waitQueue(TopicTransOpHalf, 0, 1)
+	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
 }
 
 func TestBroker_EndTransaction_SlaveRefuses(t *testing.T) {
@@ -442,14 +443,14 @@ func TestBroker_EndTransaction_CommitWithDelay(t *testing.T) {
 	e := newTxEnv(t, nil)
 	s := e.sendHalf("PG", "TopicTx", 1, "later", time.Now(), message.PropertyDelayTimeLevel, "2")
 	half, _ := e.b.lookHalfMessage(s.phyOffset)
-	if string(half.rec.Topic) != TopicTransHalf {
+	if string(half.rec.Topic) != meta.TopicTransHalf {
 		t.Fatalf("a delayed half message went to %s", half.rec.Topic)
 	}
 	if resp := e.endTx(txEndHeader("PG", s, message.TransactionCommit)); resp.Code != int32(protocol.ResSuccess) {
 		t.Fatalf("commit answer: %d %q", resp.Code, resp.Remark)
 	}
-	e.waitQueue(TopicSchedule, 1, 1)
-	got := e.read(TopicSchedule, 1)
+	e.waitQueue(meta.TopicSchedule, 1, 1)
+	got := e.read(meta.TopicSchedule, 1)
 	if len(got) != 1 || txProp(t, got[0], message.PropertyRealTopic) != "TopicTx" || txProp(t, got[0], message.PropertyRealQueueID) != "1" {
 		t.Fatalf("delayed commit: %d records", len(got))
 	}
@@ -465,7 +466,7 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 	e := newTxEnv(t, nil)
 	e.heartbeat("PG")
 	s := e.sendHalf("PG", "TopicTx", 2, "unknown", time.Now().Add(-10*time.Second))
-	e.waitQueue(TopicTransHalf, 0, 1)
+	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
 	e.barrier()
@@ -506,7 +507,7 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 	if copyMsg.rec.Flag != 0 || txProp(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" || strings.Contains(string(copyMsg.rec.Properties), "WAIT") {
 		t.Fatalf("re-put copy: flag %d props %q", copyMsg.rec.Flag, copyMsg.rec.Properties)
 	}
-	if off := e.b.offsets.Query(TransCheckGroup, TopicTransHalf, 0); off != 1 {
+	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); off != 1 {
 		t.Fatalf("half progress %d, want 1", off)
 	}
 
@@ -517,7 +518,7 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 		t.Fatalf("commit answer: %d %q", resp.Code, resp.Remark)
 	}
 	e.waitQueue("TopicTx", 2, 1)
-	e.waitQueue(TopicTransOpHalf, 0, 1)
+	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
 	committed := e.read("TopicTx", 2)[0]
 	if committed.rec.Flag != 0 || committed.rec.PreparedTransactionOffset != h.CommitLogOffset {
 		t.Fatalf("committed from the copy: flag %d prepared %d", committed.rec.Flag, committed.rec.PreparedTransactionOffset)
@@ -529,13 +530,13 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 	if n := e.checkCount(); n != 1 {
 		t.Fatalf("a committed transaction was checked again: %d checks", n)
 	}
-	if off := e.b.offsets.Query(TransCheckGroup, TopicTransHalf, 0); off != 2 {
+	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); off != 2 {
 		t.Fatalf("half progress %d, want 2", off)
 	}
-	if off := e.b.offsets.Query(TransCheckGroup, TopicTransOpHalf, 0); off != 1 {
+	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransOpHalf, 0); off != 1 {
 		t.Fatalf("op progress %d, want 1", off)
 	}
-	if _, ok := e.b.topics.Get(TopicTransHalf); !ok {
+	if _, ok := e.b.topics.Get(meta.TopicTransHalf); !ok {
 		t.Fatal("the half topic was not created by the first round")
 	}
 }
@@ -548,8 +549,8 @@ func TestBroker_CheckTransactions_YoungAndResolvedAreNotChecked(t *testing.T) {
 	if resp := e.endTx(txEndHeader("PG", old, message.TransactionRollback)); resp.Code != int32(protocol.ResSuccess) {
 		t.Fatalf("rollback: %d %q", resp.Code, resp.Remark)
 	}
-	e.waitQueue(TopicTransHalf, 0, 2)
-	e.waitQueue(TopicTransOpHalf, 0, 1)
+	e.waitQueue(meta.TopicTransHalf, 0, 2)
+	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
 	e.barrier()
@@ -557,13 +558,13 @@ func TestBroker_CheckTransactions_YoungAndResolvedAreNotChecked(t *testing.T) {
 		t.Fatalf("%d checks, want 0", n)
 	}
 	// The resolved one is passed; the walk stops at the young one.
-	if off := e.b.offsets.Query(TransCheckGroup, TopicTransHalf, 0); off != 1 {
+	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); off != 1 {
 		t.Fatalf("half progress %d, want 1", off)
 	}
-	if off := e.b.offsets.Query(TransCheckGroup, TopicTransOpHalf, 0); off != 1 {
+	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransOpHalf, 0); off != 1 {
 		t.Fatalf("op progress %d, want 1", off)
 	}
-	if n := e.b.Store().MaxOffsetInQueue(TopicTransHalf, 0); n != 2 {
+	if n := e.b.Store().MaxOffsetInQueue(meta.TopicTransHalf, 0); n != 2 {
 		t.Fatalf("half queue has %d messages: something was re-put", n)
 	}
 }
@@ -572,23 +573,23 @@ func TestBroker_CheckTransactions_DiscardAfterCheckMax(t *testing.T) {
 	e := newTxEnv(t, func(o *Options) { o.TransactionCheckMax = 2 })
 	s := e.sendHalf("PG", "TopicTx", 1, "orphan", time.Now().Add(-time.Minute))
 	// No producer is connected: each round re-puts the message and counts the check.
-	e.waitQueue(TopicTransHalf, 0, 1)
+	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	for _, wantHalf := range []int64{2, 3, 3} {
 		e.waitPastStore()
 		e.b.checkTransactions()
-		e.waitQueue(TopicTransHalf, 0, wantHalf)
+		e.waitQueue(meta.TopicTransHalf, 0, wantHalf)
 	}
-	e.waitQueue(TopicTransCheckMax, 0, 1)
-	got := e.read(TopicTransCheckMax, 0)
+	e.waitQueue(meta.TopicTransCheckMax, 0, 1)
+	got := e.read(meta.TopicTransCheckMax, 0)
 	if len(got) != 1 || string(got[0].rec.Body) != "orphan" || txProp(t, got[0], message.PropertyTransactionCheckTimes) != "2" ||
 		txProp(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
 		t.Fatalf("discarded: %d records", len(got))
 	}
-	tc, ok := e.b.topics.Get(TopicTransCheckMax)
+	tc, ok := e.b.topics.Get(meta.TopicTransCheckMax)
 	if !ok || tc.ReadQueueNums != 1 || tc.Perm != protocol.PermRead|protocol.PermWrite {
 		t.Fatalf("TRANS_CHECK_MAX_TIME_TOPIC config %+v %v", tc, ok)
 	}
-	if off := e.b.offsets.Query(TransCheckGroup, TopicTransHalf, 0); off != 3 {
+	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); off != 3 {
 		t.Fatalf("half progress %d, want 3", off)
 	}
 }
@@ -597,15 +598,15 @@ func TestBroker_CheckTransactions_CheckImmunity(t *testing.T) {
 	e := newTxEnv(t, nil)
 	e.heartbeat("PG")
 	e.sendHalf("PG", "TopicTx", 0, "immune", time.Now().Add(-time.Minute), message.PropertyCheckImmunityTimeInSeconds, "3600")
-	e.waitQueue(TopicTransHalf, 0, 1)
+	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
 	e.barrier()
 	if n := e.checkCount(); n != 0 {
 		t.Fatalf("an immune half message was checked: %d", n)
 	}
-	e.waitQueue(TopicTransHalf, 0, 2)
-	copyMsg := e.read(TopicTransHalf, 0)[1]
+	e.waitQueue(meta.TopicTransHalf, 0, 2)
+	copyMsg := e.read(meta.TopicTransHalf, 0)[1]
 	if txProp(t, copyMsg, message.PropertyTransactionPreparedQueueOffset) != "0" || txProp(t, copyMsg, message.PropertyWaitStoreMsgOK) != "false" ||
 		txProp(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" {
 		t.Fatalf("immunity copy properties %q", copyMsg.rec.Properties)
@@ -616,7 +617,7 @@ func TestBroker_CheckTransactions_ProgressSurvivesRestart(t *testing.T) {
 	e := newTxEnv(t, nil)
 	e.heartbeat("PG")
 	s := e.sendHalf("PG", "TopicTx", 0, "across-restart", time.Now().Add(-time.Minute))
-	e.waitQueue(TopicTransHalf, 0, 1)
+	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	e.waitPastStore()
 	e.b.checkTransactions()
 	e.barrier()
@@ -624,11 +625,11 @@ func TestBroker_CheckTransactions_ProgressSurvivesRestart(t *testing.T) {
 		t.Fatalf("%d checks before restart", e.checkCount())
 	}
 	e.restart()
-	if off := e.b.offsets.Query(TransCheckGroup, TopicTransHalf, 0); off != 1 {
+	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); off != 1 {
 		t.Fatalf("half progress after restart %d, want 1", off)
 	}
 	e.heartbeat("PG") // a new connection registers the producer again
-	e.waitQueue(TopicTransHalf, 0, 2)
+	e.waitQueue(meta.TopicTransHalf, 0, 2)
 	e.waitPastStore()
 	e.b.checkTransactions()
 	e.barrier()
@@ -771,9 +772,9 @@ func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
 	for b.Loop() {
 		// Wait (untimed) until the last round's copies are dispatched and older than now.
 		b.StopTimer()
-		want := br.txConsumeOffset(TopicTransHalf, 0) + 1000
+		want := br.txConsumeOffset(meta.TopicTransHalf, 0) + 1000
 		deadline := time.Now().Add(10 * time.Second)
-		for br.store.MaxOffsetInQueue(TopicTransHalf, 0) < want || time.Now().UnixMilli() <= lastPut {
+		for br.store.MaxOffsetInQueue(meta.TopicTransHalf, 0) < want || time.Now().UnixMilli() <= lastPut {
 			if time.Now().After(deadline) {
 				b.Fatal("dispatch does not catch up")
 			}
@@ -782,7 +783,7 @@ func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
 		b.StartTimer()
 		br.checkTransactions()
 		lastPut = time.Now().UnixMilli()
-		if got := br.offsets.Query(TransCheckGroup, TopicTransHalf, 0); got != want {
+		if got := br.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); got != want {
 			b.Fatalf("round passed to %d, want %d", got, want)
 		}
 	}

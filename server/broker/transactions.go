@@ -50,6 +50,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -71,7 +72,7 @@ func (b *Broker) prepareHalfMessage(ctx *remoting.Context, sc *sendScratch, resp
 	sc.props.Set(message.PropertyRealTopic, m.Topic)
 	sc.props.Set(message.PropertyRealQueueID, strconv.Itoa(int(realQueue)))
 	m.SysFlag = m.SysFlag&^message.TransactionRollback | message.TransactionNotType
-	m.Topic = TopicTransHalf
+	m.Topic = meta.TopicTransHalf
 	m.QueueID = 0
 	sc.buf = sc.props.AppendTo(sc.buf[:0])
 	m.Properties = sc.buf

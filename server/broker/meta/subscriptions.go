@@ -1,4 +1,4 @@
-package broker
+package meta
 
 import (
 	"sort"
@@ -49,7 +49,7 @@ func NewSubscriptionManager(path string, autoCreate bool, log zerolog.Logger) (*
 		c.ConsumeBroadcastEnable = true
 		m.table[g] = &c
 	}
-	var stored subscriptionWrapper
+	var stored SubscriptionWrapper
 	if err := m.file.load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
 		return nil, err
 	}
@@ -74,16 +74,16 @@ func (m *SubscriptionManager) persistNow() {
 	}
 }
 
-// subscriptionWrapper is subscriptionGroup.json and the body of
+// SubscriptionWrapper is subscriptionGroup.json and the body of
 // GET_ALL_SUBSCRIPTIONGROUP_CONFIG (Java: SubscriptionGroupWrapper).
-type subscriptionWrapper struct {
+type SubscriptionWrapper struct {
 	SubscriptionGroupTable map[string]protocol.SubscriptionGroupConfig `json:"subscriptionGroupTable"`
 	DataVersion            protocol.DataVersion                        `json:"dataVersion"`
 }
 
 // ReplaceIfNewer replaces the table and its data version by the master's when the
 // versions differ (Java: SlaveSynchronize#syncSubscriptionGroupConfig), and persists.
-func (m *SubscriptionManager) ReplaceIfNewer(w subscriptionWrapper) bool {
+func (m *SubscriptionManager) ReplaceIfNewer(w SubscriptionWrapper) bool {
 	m.mu.Lock()
 	if m.version == w.DataVersion {
 		m.mu.Unlock()
@@ -111,7 +111,7 @@ func (m *SubscriptionManager) Find(group string) (protocol.SubscriptionGroupConf
 	if ok {
 		return *c, true
 	}
-	if !m.autoCreate && !strings.HasPrefix(group, sysConsumerGroupPrefix) || validateGroup(group) != nil {
+	if !m.autoCreate && !strings.HasPrefix(group, sysConsumerGroupPrefix) || ValidateGroup(group) != nil {
 		return protocol.SubscriptionGroupConfig{}, false
 	}
 	m.mu.Lock()

@@ -1,4 +1,4 @@
-package broker
+package meta
 
 import "github.com/skyrocket-mq/skyrocket/protocol"
 

@@ -1,4 +1,4 @@
-package broker
+package meta
 
 import (
 	"sort"
@@ -173,12 +173,14 @@ func (m *OffsetManager) AppendJSON(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		dst = appendJSONKey(dst, k)
-		dst = appendIntKeyedOffsets(dst, m.table[k])
+		dst = AppendQueueOffsets(dst, m.table[k])
 	}
 	return append(dst, "}}"...)
 }
 
-func appendIntKeyedOffsets(dst []byte, t map[int32]int64) []byte {
+// AppendQueueOffsets writes one topic@group's offsets as fastjson does, queue ids
+// unquoted and in order: {0:12,1:34} (consumerOffset.json, correctionOffsets).
+func AppendQueueOffsets(dst []byte, t map[int32]int64) []byte {
 	ids := make([]int32, 0, len(t))
 	for id := range t {
 		ids = append(ids, id)

@@ -1,4 +1,4 @@
-package broker
+package meta
 
 import (
 	"sort"
@@ -26,16 +26,31 @@ const (
 	DLQGroupTopicPrefix   = "%DLQ%"
 	ReplyTopicPostfix     = "REPLY_TOPIC"
 	scheduleQueueNums     = 18
-	topicMaxLength        = 127
+	// TopicMaxLength is TopicValidator.TOPIC_MAX_LENGTH.
+	TopicMaxLength = 127
 )
 
 // notAllowedSendTopics refuse client sends (Java 4.8+: TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET).
 var notAllowedSendTopics = map[string]bool{TopicSchedule: true, TopicTransHalf: true, TopicTransOpHalf: true,
 	TopicTransCheckMax: true, TopicSelfTest: true, TopicOffsetMovedEvent: true}
 
+// IsNotAllowedSendTopic reports whether clients may not send to topic (Java:
+// TopicValidator#isNotAllowedSendTopic).
+func IsNotAllowedSendTopic(topic string) bool { return notAllowedSendTopics[topic] }
+
 // staticSystemTopics are TopicValidator's built-in system topics.
 var staticSystemTopics = map[string]bool{TopicAutoCreate: true, TopicSchedule: true, TopicBenchmark: true, TopicTransHalf: true,
 	"RMQ_SYS_TRACE_TOPIC": true, TopicTransOpHalf: true, TopicTransCheckMax: true, TopicSelfTest: true, TopicOffsetMovedEvent: true}
+
+// SystemTopicSet returns TopicValidator's built-in system topics, unsorted (Java:
+// TopicValidator#getSystemTopicSet, read by GET_SYSTEM_TOPIC_LIST_FROM_BROKER).
+func SystemTopicSet() []string {
+	out := make([]string, 0, len(staticSystemTopics))
+	for t := range staticSystemTopics {
+		out = append(out, t)
+	}
+	return out
+}
 
 // systemTopicPrefix marks system topics by name (TopicValidator.SYSTEM_TOPIC_PREFIX).
 const systemTopicPrefix = "rmq_sys_"
@@ -57,14 +72,14 @@ func topicOrGroupIllegal(s string) bool {
 func RetryTopic(group string) string { return RetryGroupTopicPrefix + group }
 func DLQTopic(group string) string   { return DLQGroupTopicPrefix + group }
 
-// validateTopic is TopicValidator#validateTopic with Java's remarks.
-func validateTopic(topic string) *protocol.Error {
+// ValidateTopic is TopicValidator#validateTopic with Java's remarks.
+func ValidateTopic(topic string) *protocol.Error {
 	switch {
 	case len(topic) == 0 || isBlank(topic):
 		return protocol.Errorf(protocol.ResSystemError, "The specified topic is blank.")
 	case topicOrGroupIllegal(topic):
 		return &protocol.Error{Code: protocol.ResSystemError, Remark: "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"}
-	case len(topic) > topicMaxLength:
+	case len(topic) > TopicMaxLength:
 		return protocol.Errorf(protocol.ResSystemError, "The specified topic is longer than topic max length.")
 	}
 	return nil
@@ -73,11 +88,11 @@ func validateTopic(topic string) *protocol.Error {
 // groupMaxLength is the client's Validators.CHARACTER_MAX_LENGTH for group names.
 const groupMaxLength = 255
 
-// validateGroup refuses a consumer group name that Java's client would refuse
+// ValidateGroup refuses a consumer group name that Java's client would refuse
 // (Validators#checkGroup, with its texts). Java's broker takes any name, and a group
 // such as "adv/boot" or "../../x" becomes %RETRY%/%DLQ% topics and ConsumeQueue paths;
 // Skyrocket checks every request that creates a group or its topics (UNSUPPORTED.md).
-func validateGroup(group string) *protocol.Error {
+func ValidateGroup(group string) *protocol.Error {
 	switch {
 	case isBlank(group):
 		return protocol.Errorf(protocol.ResSystemError, "the specified group is blank")
@@ -356,7 +371,7 @@ func (m *TopicManager) CreateIfAbsent(topic string, queueNums, perm, sysFlag int
 	if tc, ok := m.Get(topic); ok {
 		return tc, false
 	}
-	if pe := validateTopic(topic); pe != nil {
+	if pe := ValidateTopic(topic); pe != nil {
 		// Callers validate the names they take from requests; this keeps a name that
 		// would become a bad path or record out of the table whatever the caller.
 		m.log.Error().Str("topic", topic).Str("reason", pe.Remark).Msg("refusing to create a topic")
