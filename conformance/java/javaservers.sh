@@ -6,12 +6,16 @@
 #   javaservers.sh start --dir DIR [--namesrv-port N] [--broker-port P] [--store ROOT]
 #                        [--set key=value]...      extra broker.conf lines (override defaults)
 #                        [--namesrv-set key=value]... extra namesrv.conf lines
+#                        [--no-namesrv]    start the broker only (it registers with whatever
+#                                          namesrvAddr its --set lines name; NAMESRV_PID=0)
 #       Prints NAMESRV_ADDR=... and BROKER_ADDR=... (also written to DIR/env) once both answer.
 #       Ports default to free random ones; the broker also needs P-2 (VIP) and P+1 (HA) free.
 #   javaservers.sh stop --dir DIR      SIGTERM (clean shutdown hooks) broker then namesrv, by PID;
 #                                       SIGKILL after 60 s.
+#   javaservers.sh stop-broker --dir DIR   the same for the broker only (the NameServer stays up,
+#                                       so clients see the broker leave its routes).
 #   javaservers.sh kill --dir DIR      SIGKILL both at once (crash tests).
-#   javaservers.sh status --dir DIR    exit 0 if both PIDs are alive.
+#   javaservers.sh status --dir DIR    exit 0 if both PIDs (the broker's alone with --no-namesrv) are alive.
 #   javaservers.sh free-ports          prints "NAMESRV_PORT BROKER_PORT".
 #
 # JVM settings are explicit and equal for both servers (state them next to any comparison):
@@ -91,10 +95,11 @@ XML
 }
 
 cmd_start() {
-  local dir="" nport="" bport="" store="" sets=() nsets=()
+  local dir="" nport="" bport="" store="" sets=() nsets=() namesrv=1
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
+      --no-namesrv) namesrv=0; shift ;;
       --namesrv-port) nport=$2; shift 2 ;;
       --broker-port) bport=$2; shift 2 ;;
       --store) store=$2; shift 2 ;;
@@ -148,11 +153,13 @@ cmd_start() {
   local jvm=($SERVER_HEAP "${JAVA17_OPENS[@]}" "-Duser.home=$dir/home" "-Drocketmq.home.dir=$dir/home")
   local cp
   cp=$(servers_cp)
-  (cd "$dir" && ROCKETMQ_HOME="$dir/home" exec java "${jvm[@]}" -cp "$cp" \
-    org.apache.rocketmq.namesrv.NamesrvStartup -c "$dir/namesrv.conf" \
-    >"$dir/namesrv.out" 2>&1 </dev/null) &
-  echo $! >"$dir/namesrv.pid"
-  wait_ready namesrv "$dir/namesrv.pid" "$dir/namesrv.out" "$nport" "boot success" || { cmd_stop --dir "$dir" >/dev/null 2>&1; exit 1; }
+  if [ "$namesrv" = 1 ]; then
+    (cd "$dir" && ROCKETMQ_HOME="$dir/home" exec java "${jvm[@]}" -cp "$cp" \
+      org.apache.rocketmq.namesrv.NamesrvStartup -c "$dir/namesrv.conf" \
+      >"$dir/namesrv.out" 2>&1 </dev/null) &
+    echo $! >"$dir/namesrv.pid"
+    wait_ready namesrv "$dir/namesrv.pid" "$dir/namesrv.out" "$nport" "boot success" || { cmd_stop --dir "$dir" >/dev/null 2>&1; exit 1; }
+  fi
 
   (cd "$dir" && ROCKETMQ_HOME="$dir/home" exec java "${jvm[@]}" -cp "$cp" \
     org.apache.rocketmq.broker.BrokerStartup -c "$dir/broker.conf" \
@@ -160,11 +167,13 @@ cmd_start() {
   echo $! >"$dir/broker.pid"
   wait_ready broker "$dir/broker.pid" "$dir/broker.out" "$bport" "boot success" || { cmd_stop --dir "$dir" >/dev/null 2>&1; exit 1; }
 
+  local nsaddr=""
+  [ "$namesrv" = 1 ] && nsaddr=127.0.0.1:$nport
   {
-    echo "NAMESRV_ADDR=127.0.0.1:$nport"
+    echo "NAMESRV_ADDR=$nsaddr"
     echo "BROKER_ADDR=127.0.0.1:$bport"
     echo "STORE_ROOT=$store"
-    echo "NAMESRV_PID=$(cat "$dir/namesrv.pid")"
+    echo "NAMESRV_PID=$(cat "$dir/namesrv.pid" 2>/dev/null || echo 0)"
     echo "BROKER_PID=$(cat "$dir/broker.pid")"
   } >"$dir/env"
   cat "$dir/env"
@@ -202,6 +211,18 @@ cmd_stop() {
   stop_one namesrv "$dir/namesrv.pid" TERM
 }
 
+cmd_stop_broker() {
+  local dir=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      *) die "unknown option $1" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "stop-broker needs --dir"
+  stop_one broker "$dir/broker.pid" TERM
+}
+
 cmd_kill() {
   local dir=""
   while [ $# -gt 0 ]; do
@@ -223,14 +244,15 @@ cmd_status() {
       *) die "unknown option $1" ;;
     esac
   done
-  alive "$dir/namesrv.pid" && alive "$dir/broker.pid"
+  alive "$dir/broker.pid" && { [ ! -f "$dir/namesrv.pid" ] || alive "$dir/namesrv.pid"; }
 }
 
 case ${1:-} in
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "$@" ;;
+  stop-broker) shift; cmd_stop_broker "$@" ;;
   kill) shift; cmd_kill "$@" ;;
   status) shift; cmd_status "$@" ;;
   free-ports) free_ports ;;
-  *) sed -n '2,24p' "$0"; exit 2 ;;
+  *) sed -n '2,28p' "$0"; exit 2 ;;
 esac

@@ -20,6 +20,7 @@
 #   run.sh diff            differential runs (conformance/differential_test.go): the same raw-wire
 #                          requests and Go-client scenarios against Java's 4.9.7 servers and
 #                          Skyrocket's, differences printed; plus mixed Java/Skyrocket clusters
+#                          and master/slave replication across them (conformance/ha_java_test.go)
 #
 # Later steps (Java client scenarios, the mqadmin matrix) are added as step_<name> functions
 # and, when they belong in make test, to DEFAULT_STEPS.
@@ -96,8 +97,8 @@ step_clients_java() {
 }
 
 step_diff() {
-  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 10m -v -run '^TestDifferential_' ./conformance/ \
-    | grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java ' \
+  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_)' ./conformance/ \
+    | grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java |ha_java_test' \
     ; exit "${PIPESTATUS[0]}")
 }
 

@@ -34,14 +34,17 @@ type Options struct {
 	Namesrv []string
 	// Heap replaces the JVM memory flags (default "-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g").
 	Heap string
+	// NoNamesrv starts the broker alone: it registers with the name servers a Broker line
+	// "namesrvAddr=..." names (e.g. Skyrocket's); NamesrvAddr is then "" and NamesrvPID 0.
+	NoNamesrv bool
 }
 
 // Servers is a running Java NameServer + Broker pair.
 type Servers struct {
-	NamesrvAddr string // 127.0.0.1:port
+	NamesrvAddr string // 127.0.0.1:port; "" with Options.NoNamesrv
 	BrokerAddr  string // 127.0.0.1:port, as registered with the NameServer and stored in messages
 	StoreRoot   string // absolute storePathRootDir
-	NamesrvPID  int
+	NamesrvPID  int    // 0 with Options.NoNamesrv
 	BrokerPID   int
 	dir         string
 }
@@ -62,7 +65,7 @@ func Available() error {
 	return nil
 }
 
-// Start starts the NameServer, then the Broker, and returns once both answer on their ports
+// Start starts the NameServer (unless NoNamesrv), then the Broker, and returns once both answer on their ports
 // and have logged "boot success". On failure both are stopped and the error carries the
 // script's output (the tail of the failing server's log).
 func Start(ctx context.Context, o Options) (*Servers, error) {
@@ -81,6 +84,9 @@ func Start(ctx context.Context, o Options) (*Servers, error) {
 	}
 	if o.BrokerPort != 0 {
 		args = append(args, "--broker-port", strconv.Itoa(o.BrokerPort))
+	}
+	if o.NoNamesrv {
+		args = append(args, "--no-namesrv")
 	}
 	for _, kv := range o.Broker {
 		args = append(args, "--set", kv)
@@ -123,7 +129,7 @@ func parseEnv(dir string, b []byte) (*Servers, error) {
 			s.BrokerPID, _ = strconv.Atoi(v)
 		}
 	}
-	if s.NamesrvAddr == "" || s.BrokerAddr == "" || s.BrokerPID == 0 || s.NamesrvPID == 0 {
+	if s.BrokerAddr == "" || s.BrokerPID == 0 || (s.NamesrvAddr == "") != (s.NamesrvPID == 0) {
 		return nil, fmt.Errorf("java: javaservers.sh printed no addresses:\n%s", b)
 	}
 	return s, nil
@@ -133,6 +139,12 @@ func parseEnv(dir string, b []byte) (*Servers, error) {
 // (SIGKILL after 60 s).
 func (s *Servers) Stop() error {
 	return s.run("stop")
+}
+
+// StopBroker stops the broker alone, as Stop does; the NameServer stays up (and drops the
+// broker from its routes when the connection closes). Stop later stops the NameServer.
+func (s *Servers) StopBroker() error {
+	return s.run("stop-broker")
 }
 
 // Kill sends SIGKILL to both servers (a crash: the broker's abort file stays).

@@ -184,13 +184,18 @@ func (b *Broker) takeMasterOffsets(body []byte) error {
 	return b.offsets.Persist(true)
 }
 
-// takeMasterDelayOffsets writes the body as delayOffset.json, verbatim (Java does).
+// takeMasterDelayOffsets writes the body as delayOffset.json, verbatim (Java:
+// SlaveSynchronize#syncDelayOffset, MixAll.string2File of the body as received; a
+// configFile would pretty-print it). The schedule service does not run on a slave, so
+// nothing else writes the file meanwhile.
 func (b *Broker) takeMasterDelayOffsets(body []byte) error {
 	if _, err := compat.NormalizeJSON(body); err != nil {
 		return fmt.Errorf("delay offsets: %w", err)
 	}
-	f := configFile{path: b.opts.configPath(delayOffsetFile)}
-	return f.persist(body)
+	if err := compat.String2File(body, b.opts.configPath(delayOffsetFile)); err != nil {
+		return fmt.Errorf("delay offsets: %w", err)
+	}
+	return nil
 }
 
 func (b *Broker) takeMasterGroups(body []byte) error {
