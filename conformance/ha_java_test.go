@@ -348,6 +348,40 @@ func consumeAcrossMasterStop(t *testing.T, ns, topic string, want []string, mast
 	}
 }
 
+// javaClientReadsSlave reads the whole topic with the 4.9.8 Java pull consumer (a new JVM,
+// conformance/java's SlavePullMain) through ns once the master is gone: every body in want
+// must come back, from the slave (the route has no master; the slave's msgGetTotalTodayNow
+// grows by at least as many messages).
+func javaClientReadsSlave(t *testing.T, ns, topic string, want []string, slave *wire) {
+	t.Helper()
+	before := msgGetTotal(t, slave)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	out, err := javaservers.Tool(ctx, "org.skyrocket.fixture.SlavePullMain", ns, topic, topic+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var messages, distinct int
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "route: ") {
+			t.Logf("Java client: %s", line)
+			if strings.Contains(line, "0=") {
+				t.Fatalf("the route still names a master: %s", line)
+			}
+		}
+		if _, err := fmt.Sscanf(line, "slave-pull: messages=%d distinct=%d", &messages, &distinct); err == nil {
+			break
+		}
+	}
+	served := msgGetTotal(t, slave) - before
+	t.Logf("Java 4.9.8 pull consumer read %d messages (%d distinct load bodies) from the slave in %v; the slave served %d",
+		messages, distinct, time.Since(t0).Round(time.Millisecond), served)
+	if distinct != len(want) || served < int64(messages) || messages < len(want) {
+		t.Fatalf("Java client: %d messages, %d distinct of %d sent, slave served %d\n%s", messages, distinct, len(want), served, out)
+	}
+}
+
 // TestHAJava_SkyrocketMasterJavaSlave: a Java 4.9.7 slave follows a Skyrocket master.
 func TestHAJava_SkyrocketMasterJavaSlave(t *testing.T) {
 	needJavaServers(t)
@@ -396,6 +430,7 @@ func TestHAJava_SkyrocketMasterJavaSlave(t *testing.T) {
 	t.Logf("%d messages, %d CommitLog bytes compared, master end %d", len(sent), total, end2)
 
 	consumeAcrossMasterStop(t, ns.Addr(), topic, sent, mw, sw, m.stopBroker)
+	javaClientReadsSlave(t, ns.Addr(), topic, sent, sw)
 }
 
 // TestHAJava_JavaMasterSkyrocketSlave: a Skyrocket slave follows a Java 4.9.7
@@ -443,6 +478,7 @@ func TestHAJava_JavaMasterSkyrocketSlave(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	javaClientReadsSlave(t, jm.NamesrvAddr, topic, sent, sw)
 }
 
 // diffSlaveNotAvailable sends the same SEND_MESSAGE_V2 to Java's SYNC_MASTER and to

@@ -135,6 +135,22 @@ func parseEnv(dir string, b []byte) (*Servers, error) {
 	return s, nil
 }
 
+// Tool runs a class of the 4.9.8 tools module (the Java client; lib.sh's run_tool, built
+// by run.sh build) and returns its combined output.
+func Tool(ctx context.Context, main string, args ...string) ([]byte, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	lib := filepath.Join(filepath.Dir(Script()), "lib.sh")
+	script := `source "$1" && shift && run_tool "$@"`
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", script, "tool", lib, main}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("java: %s: %w\n%s", main, err, out)
+	}
+	return out, nil
+}
+
 // Stop sends SIGTERM to the broker, then the NameServer, and waits for each to exit
 // (SIGKILL after 60 s).
 func (s *Servers) Stop() error {
