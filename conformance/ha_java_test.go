@@ -29,6 +29,7 @@ import (
 
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/rs/zerolog"
 
 	javaservers "github.com/skyrocket-mq/skyrocket/conformance/java"
 	"github.com/skyrocket-mq/skyrocket/protocol"
@@ -42,6 +43,62 @@ const (
 	haJavaLoad     = 3000    // sends under SYNC_MASTER
 	haJavaBody     = 400     // bytes per body: ~600-byte records, ~1.8 MB in all
 )
+
+// haLog keeps the ha component's lines of a broker's log (zerolog writes one event per
+// Write).
+type haLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *haLog) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(`"component":"ha"`)) {
+		l.mu.Lock()
+		l.lines = append(l.lines, string(p))
+		l.mu.Unlock()
+	}
+	return len(p), nil
+}
+
+// count is the number of lines with message msg.
+func (l *haLog) count(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.lines {
+		if strings.Contains(line, `"message":"`+msg+`"`) {
+			n++
+		}
+	}
+	return n
+}
+
+func (l *haLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "")
+}
+
+// idleKeepsConnection leaves the HA connection idle for longer than Java's 20 s
+// housekeeping (only reports and heartbeats, every 5 s, cross it), then checks it is the
+// same connection (log has `connects` lines with msg) and that a SYNC_MASTER send goes
+// through at once.
+func idleKeepsConnection(t *testing.T, log *haLog, msg string, connects int, prod interface {
+	SendSync(context.Context, ...*primitive.Message) (*primitive.SendResult, error)
+}, topic string) {
+	t.Helper()
+	const idle = 25 * time.Second
+	time.Sleep(idle) // nothing to wait for: the point is that nothing happens
+	t0 := time.Now()
+	res, err := prod.SendSync(context.Background(), primitive.NewMessage(topic, []byte("after idle")))
+	if err != nil || res.Status != primitive.SendOK {
+		t.Fatalf("SYNC_MASTER send after %v idle: %v %v", idle, res, err)
+	}
+	if n := log.count(msg); n != connects {
+		t.Fatalf("%d %q after %v idle, want %d:\n%s", n, msg, idle, connects, log)
+	}
+	t.Logf("the HA connection stayed up over %v idle (heartbeats only); the next SYNC_MASTER send took %v", idle, time.Since(t0).Round(time.Millisecond))
+}
 
 // startJavaHA starts Java servers for an HA pair and stops them at cleanup.
 func startJavaHA(t *testing.T, o javaservers.Options) *javaservers.Servers {
@@ -331,18 +388,17 @@ func consumeAcrossMasterStop(t *testing.T, ns, topic string, want []string, mast
 	open()
 	t1 := time.Now()
 	eventually(t, 90*time.Second, "every message consumed, the rest from the slave", func() bool {
-		d, _ := got.count()
-		return d >= len(want)
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		for _, b := range want {
+			if _, ok := got.msgs[b]; !ok {
+				return false
+			}
+		}
+		return true
 	})
 	fromSlave := msgGetTotal(t, slave) - slaveBefore
 	t.Logf("%d messages consumed in %v after the master stopped; the slave served %d", len(want), time.Since(t1).Round(time.Millisecond), fromSlave)
-	got.mu.Lock()
-	defer got.mu.Unlock()
-	for _, b := range want {
-		if _, ok := got.msgs[b]; !ok {
-			t.Fatalf("message %q... not consumed", b[:40])
-		}
-	}
 	if fromMaster >= int64(len(want)) || fromSlave < int64(len(want))-fromMaster {
 		t.Fatalf("the master served %d and the slave %d of %d messages: want the slave to serve the rest", fromMaster, fromSlave, len(want))
 	}
@@ -385,9 +441,12 @@ func javaClientReadsSlave(t *testing.T, ns, topic string, want []string, slave *
 // TestHAJava_SkyrocketMasterJavaSlave: a Java 4.9.7 slave follows a Skyrocket master.
 func TestHAJava_SkyrocketMasterJavaSlave(t *testing.T) {
 	needJavaServers(t)
+	t.Parallel() // with TestHAJava_JavaMasterSkyrocketSlave: each waits ~30 s for the Go client's route refresh
 	ns := startNamesrv(t, namesrv.Options{})
 	mo := haBrokerOptions(t, ns.Addr(), broker.RoleSyncMaster, 0)
 	mo.BrokerName = "broker-hj"
+	hl := &haLog{}
+	mo.Logger = zerolog.New(hl).Level(zerolog.InfoLevel)
 	m := &cluster{t: t, ns: ns, opts: mo, root: filepath.Dir(mo.Store.RootDir)}
 	m.startBroker()
 	mw := newWire(t, mo.ListenAddr)
@@ -416,6 +475,7 @@ func TestHAJava_SkyrocketMasterJavaSlave(t *testing.T) {
 	}
 	total := sameCommitLogs(t, masterLog, slaveLog, joinAt, end)
 	waitMetadataOnSlave(t, mw, sw, js.StoreRoot, topic, group)
+	idleKeepsConnection(t, hl, "ha: slave connected", 1, prod, topic)
 
 	// ASYNC_MASTER on the same store: the Java slave reconnects and goes on from its end.
 	t0 := time.Now()
@@ -437,6 +497,7 @@ func TestHAJava_SkyrocketMasterJavaSlave(t *testing.T) {
 // SYNC_MASTER; first both implementations' SYNC_MASTER answer a send without a slave.
 func TestHAJava_JavaMasterSkyrocketSlave(t *testing.T) {
 	needJavaServers(t)
+	t.Parallel()
 	jm := startJavaHA(t, javaservers.Options{Broker: []string{"brokerRole=SYNC_MASTER"}})
 	mw := newWire(t, jm.BrokerAddr)
 
@@ -446,6 +507,8 @@ func TestHAJava_JavaMasterSkyrocketSlave(t *testing.T) {
 	so.BrokerName = "broker-a" // javaservers.sh's
 	so.Store.MappedFileSizeCommitLog = haJavaFileSize
 	so.SlaveSyncPeriod = 10 * time.Second // Java's (first run after 3 s)
+	hl := &haLog{}
+	so.Logger = zerolog.New(hl).Level(zerolog.InfoLevel)
 	s := &cluster{t: t, opts: so, root: filepath.Dir(so.Store.RootDir)}
 
 	prod := newProducer(t, jm.NamesrvAddr)
@@ -472,6 +535,7 @@ func TestHAJava_JavaMasterSkyrocketSlave(t *testing.T) {
 		t.Fatalf("the slave's master address from the Java NameServer is %q, want %s", addr, jm.BrokerAddr)
 	}
 	waitMetadataOnSlave(t, mw, sw, so.Store.RootDir, topic, group)
+	idleKeepsConnection(t, hl, "ha: connected to master", 1, prod, topic)
 
 	consumeAcrossMasterStop(t, jm.NamesrvAddr, topic, sent, mw, sw, func() {
 		if err := jm.StopBroker(); err != nil {
