@@ -88,8 +88,9 @@ func TestConformance_Broker_ClusteringSplitsQueues(t *testing.T) {
 	}
 	group := unique("CG")
 	r1, r2 := newReceived(), newReceived()
-	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r1))
-	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r2))
+	alloc := &allocations{topic: topic, last: map[string]allocation{}}
+	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r1), consumer.WithStrategy(alloc.strategy))
+	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(r2), consumer.WithStrategy(alloc.strategy))
 	// Delivery is at-least-once while queues move between members (RocketMQ commits offsets
 	// every 5 s), so the messages are sent once both members are in the group and the
 	// rebalance NOTIFY_CONSUMER_IDS_CHANGED triggers has settled.
@@ -103,7 +104,8 @@ func TestConformance_Broker_ClusteringSplitsQueues(t *testing.T) {
 		d2, _ := r2.count()
 		return d1+d2 >= 1
 	})
-	time.Sleep(2 * time.Second) // let the clients finish re-allocating queues after the notify
+	eventually(t, 30*time.Second, "both members rebalanced with each other in view", func() bool { return alloc.settled(2) })
+	settled := alloc.generation()
 	const n = 64
 	for i := 0; i < n; i++ {
 		if _, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("m%d", i)))); err != nil {
@@ -124,7 +126,11 @@ func TestConformance_Broker_ClusteringSplitsQueues(t *testing.T) {
 	eventually(t, 60*time.Second, "every message across the group", func() bool {
 		return len(seen(r1))+len(seen(r2)) >= n
 	})
-	time.Sleep(500 * time.Millisecond) // let a duplicate arrive, if any
+	// A message consumed by both members needs a queue that both pulled: the allocation
+	// settled before the sends and did not change since.
+	if g := alloc.generation(); g != settled {
+		t.Fatalf("queues moved between members while the messages were consumed (allocation %d, then %d)", settled, g)
+	}
 	s1, s2 := seen(r1), seen(r2)
 	if len(s1) == 0 || len(s2) == 0 {
 		t.Fatalf("queues not split: %d and %d messages", len(s1), len(s2))
@@ -182,14 +188,38 @@ func TestConformance_Broker_TagFilter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A matching fence closes every queue: once the consumer has the fences, it has pulled
+	// past every message before them, so a non-matching one would have been delivered.
+	queues := 0
+	if r := c.ns.Routes().Route(topic); r != nil && len(r.QueueDatas) == 1 {
+		queues = int(r.QueueDatas[0].WriteQueueNums)
+	}
+	if queues == 0 {
+		t.Fatalf("no route for %s", topic)
+	}
+	w := newWire(t, c.broker.Addr())
+	for q := 0; q < queues; q++ {
+		resp, err := w.cl.Invoke(context.Background(), w.addr, sendV2(topic, q, 0, 0, props("TAGS", "TagA"), []byte(fmt.Sprintf("fence-%d", q))), 5*time.Second)
+		if err != nil || resp.ResponseCode() != protocol.ResSuccess {
+			t.Fatalf("fence to queue %d: %v %v", q, resp, err)
+		}
+	}
 	got := newReceived()
 	startPushConsumer(t, c.nsAddr(), unique("CG"), topic, consumer.MessageSelector{Type: consumer.TAG, Expression: "TagA || 标签"}, collect(got))
-	eventually(t, 30*time.Second, "tag-matching messages", func() bool { d, _ := got.count(); return d == want })
-	time.Sleep(300 * time.Millisecond)
+	eventually(t, 30*time.Second, "every queue's fence", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		for q := 0; q < queues; q++ {
+			if got.msgs[fmt.Sprintf("fence-%d", q)] == nil {
+				return false
+			}
+		}
+		return true
+	})
 	got.mu.Lock()
 	defer got.mu.Unlock()
-	if len(got.msgs) != want {
-		t.Fatalf("got %d messages, want %d", len(got.msgs), want)
+	if len(got.msgs) != want+queues {
+		t.Fatalf("got %d messages, want %d and %d fences", len(got.msgs), want, queues)
 	}
 	for _, m := range got.msgs {
 		if m.GetTags() != "TagA" && m.GetTags() != "标签" {
@@ -389,8 +419,18 @@ func TestConformance_Broker_OffsetsSurviveConsumerRestart(t *testing.T) {
 	}
 	second := newReceived()
 	startPushConsumer(t, c.nsAddr(), group, topic, all, collect(second))
-	eventually(t, 60*time.Second, "second batch consumed", func() bool { d, _ := second.count(); return d >= 10 })
-	time.Sleep(500 * time.Millisecond)
+	// The b messages follow the a messages in every queue: once the consumer has them all,
+	// it has pulled past every a it would have been given.
+	eventually(t, 60*time.Second, "second batch consumed", func() bool {
+		second.mu.Lock()
+		defer second.mu.Unlock()
+		for i := 0; i < 10; i++ {
+			if second.msgs[fmt.Sprintf("b%d", i)] == nil {
+				return false
+			}
+		}
+		return true
+	})
 	second.mu.Lock()
 	defer second.mu.Unlock()
 	for b := range second.msgs {
@@ -479,4 +519,69 @@ func TestConformance_Broker_RestartMidStream(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// allocations records the queues of topic each member of a group last allocated itself,
+// through the Go client's own averaging strategy (the client applies the result right
+// after). The strategy also sees the group's %RETRY% topic, which is not recorded.
+type allocations struct {
+	topic string
+	mu    sync.Mutex
+	last  map[string]allocation // by client ID
+	gen   int                   // bumped whenever a member's share changes
+}
+
+type allocation struct {
+	members int      // members the client saw in the group
+	queues  int      // queues it saw in the topic
+	mine    []string // its share, as "broker/queueId"
+}
+
+func (a *allocations) strategy(group, cid string, mqAll []*primitive.MessageQueue, cidAll []string) []*primitive.MessageQueue {
+	res := consumer.AllocateByAveragely(group, cid, mqAll, cidAll)
+	if len(mqAll) == 0 || mqAll[0].Topic != a.topic {
+		return res
+	}
+	mine := make([]string, len(res))
+	for i, mq := range res {
+		mine[i] = fmt.Sprintf("%s/%d", mq.BrokerName, mq.QueueId)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if prev, ok := a.last[cid]; !ok || strings.Join(prev.mine, ",") != strings.Join(mine, ",") {
+		a.gen++
+	}
+	a.last[cid] = allocation{members: len(cidAll), queues: len(mqAll), mine: mine}
+	return res
+}
+
+// settled reports whether n members each allocated with all n in view, and their shares
+// are disjoint and cover every queue.
+func (a *allocations) settled(n int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.last) != n {
+		return false
+	}
+	owner := map[string]bool{}
+	queues := -1
+	for _, al := range a.last {
+		if al.members != n || queues >= 0 && al.queues != queues {
+			return false
+		}
+		queues = al.queues
+		for _, q := range al.mine {
+			if owner[q] {
+				return false
+			}
+			owner[q] = true
+		}
+	}
+	return len(owner) == queues
+}
+
+func (a *allocations) generation() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gen
 }
