@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -72,6 +73,65 @@ func storedCount(c *cluster, topic string, queues int32) int64 {
 	return n
 }
 
+// maxOffset is GET_MAX_OFFSET of one queue on the broker at addr.
+func maxOffset(t *testing.T, cl *remoting.Client, addr, topic string, queueID int32) int64 {
+	t.Helper()
+	req := protocol.NewRequest(protocol.CodeGetMaxOffset)
+	(&protocol.GetMaxOffsetRequestHeader{Topic: topic, QueueID: queueID}).Encode(&req.Ext)
+	resp, err := cl.Invoke(context.Background(), addr, req, 5*time.Second)
+	if err != nil || resp.ResponseCode() != protocol.ResSuccess {
+		t.Fatalf("GET_MAX_OFFSET %s/%d: %v %v", topic, queueID, resp, err)
+	}
+	n, err := strconv.ParseInt(resp.Ext.Value("offset"), 10, 64)
+	if err != nil {
+		t.Fatalf("GET_MAX_OFFSET %s/%d: offset %q", topic, queueID, resp.Ext.Value("offset"))
+	}
+	return n
+}
+
+// waitScheduleDrained waits until the broker at addr has no delayed message left to
+// deliver and has dispatched every delivery: each level's offset (GET_ALL_DELAY_OFFSET)
+// is at the end of its SCHEDULE_TOPIC_XXXX queue and dispatchBehindBytes is 0. A delivery
+// is put before its level's offset passes it, so from here on no copy can appear.
+func waitScheduleDrained(t *testing.T, addr string, levels int) {
+	t.Helper()
+	cl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
+	defer cl.Close()
+	var last string
+	drained := func() bool {
+		resp, err := cl.Invoke(context.Background(), addr, protocol.NewRequest(protocol.CodeGetAllDelayOffset), 5*time.Second)
+		if err != nil || resp.ResponseCode() != protocol.ResSuccess {
+			t.Fatalf("GET_ALL_DELAY_OFFSET: %v %v", resp, err)
+		}
+		var table struct {
+			OffsetTable map[string]int64 `json:"offsetTable"`
+		}
+		stdJSON(t, resp.Body, &table)
+		last = string(resp.Body)
+		for level := 1; level <= levels; level++ {
+			if end := maxOffset(t, cl, addr, "SCHEDULE_TOPIC_XXXX", int32(level-1)); table.OffsetTable[strconv.Itoa(level)] < end {
+				last += fmt.Sprintf(", level %d queue ends at %d", level, end)
+				return false
+			}
+		}
+		resp, err = cl.Invoke(context.Background(), addr, protocol.NewRequest(protocol.CodeGetBrokerRuntimeInfo), 5*time.Second)
+		if err != nil || resp.ResponseCode() != protocol.ResSuccess {
+			t.Fatalf("GET_BROKER_RUNTIME_INFO: %v %v", resp, err)
+		}
+		var kv struct {
+			Table map[string]string `json:"table"`
+		}
+		stdJSON(t, resp.Body, &kv)
+		last += ", dispatchBehindBytes " + kv.Table["dispatchBehindBytes"]
+		return kv.Table["dispatchBehindBytes"] == "0"
+	}
+	for deadline := time.Now().Add(30 * time.Second); !drained(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("schedule not drained in 30 s: %s", last)
+		}
+	}
+}
+
 func TestConformance_Delay_Level2DeliveredAfterFiveSeconds(t *testing.T) {
 	c := startCluster(t, nil) // default table: level 2 = 5 s
 	topic := unique("TDelay")
@@ -114,7 +174,10 @@ func TestConformance_Delay_Level2DeliveredAfterFiveSeconds(t *testing.T) {
 	if d.GetProperty("DELAY") != "2" || d.GetProperty("REAL_TOPIC") != topic || d.GetProperty("REAL_QID") != itoa(int64(d.Queue.QueueId)) {
 		t.Fatalf("delivered properties %v, want DELAY/REAL_TOPIC/REAL_QID kept as Java does", d.GetProperties())
 	}
-	time.Sleep(500 * time.Millisecond) // nothing else may arrive
+	waitScheduleDrained(t, c.broker.Addr(), 2)
+	if n := storedCount(c, topic, 8); n != 1 {
+		t.Fatalf("%d messages in %s, want 1", n, topic)
+	}
 	if n := got.len(); n != 1 {
 		t.Fatalf("%d deliveries, want 1", n)
 	}
@@ -136,7 +199,7 @@ func TestConformance_Delay_ExactlyOnceAcrossRestart(t *testing.T) {
 	eventually(t, 15*time.Second, "the level-1 message delivered", func() bool { return storedCount(c, topic, 8) == 1 })
 	c.restartBroker()
 	eventually(t, 10*time.Second, "the level-2 message delivered", func() bool { return storedCount(c, topic, 8) == 2 })
-	time.Sleep(1500 * time.Millisecond) // a duplicate would show up by now
+	waitScheduleDrained(t, c.broker.Addr(), 2)
 	if n := storedCount(c, topic, 8); n != 2 {
 		t.Fatalf("%d messages in %s, want 2 (each delayed message exactly once)", n, topic)
 	}
@@ -146,7 +209,6 @@ func TestConformance_Delay_ExactlyOnceAcrossRestart(t *testing.T) {
 		return consumer.ConsumeSuccess
 	})
 	eventually(t, 20*time.Second, "both messages consumed", func() bool { return got.len() >= 2 })
-	time.Sleep(300 * time.Millisecond)
 	bodies := map[string]int{}
 	for i := 0; i < got.len(); i++ {
 		m, _ := got.get(i)
@@ -207,11 +269,12 @@ func TestCrash_DelayExactlyOnceAfterKill9(t *testing.T) {
 	ns := startProc(t, home, filepath.Join(bin, "mqnamesrv"), "-c", nsConf, "-bind", "127.0.0.1")
 	ns.waitStdout(30*time.Second, "The Name Server boot success")
 	brConf := filepath.Join(dir, "broker.conf")
+	brAddr := fmt.Sprintf("127.0.0.1:%d", freeBrokerPort(t))
 	writeFile(t, brConf, strings.Join([]string{
 		"brokerClusterName=DelayCrash",
 		"brokerName=broker-delay",
 		"brokerIP1=127.0.0.1",
-		fmt.Sprintf("listenPort=%d", freeBrokerPort(t)),
+		"listenPort=" + brAddr[strings.LastIndexByte(brAddr, ':')+1:],
 		"namesrvAddr=" + nsAddr,
 		"storePathRootDir=" + filepath.Join(dir, "store"),
 		"messageDelayLevel=1s 2s",
@@ -310,7 +373,24 @@ func TestCrash_DelayExactlyOnceAfterKill9(t *testing.T) {
 		return n
 	}
 	eventually(t, 60*time.Second, "every acknowledged delayed message delivered", func() bool { return missing() == 0 })
-	time.Sleep(3 * time.Second) // late duplicates would be delivered by now
+	// Once the schedule is drained no copy can appear; once the consumer has seen as many
+	// records as the topic holds, it has seen every copy.
+	waitScheduleDrained(t, brAddr, 2)
+	wcl := remoting.NewClient(remoting.ClientOptions{DialTimeout: time.Second})
+	defer wcl.Close()
+	var stored int64
+	for q := int32(0); q < 8; q++ {
+		stored += maxOffset(t, wcl, brAddr, topic, q)
+	}
+	seen := func() (n int64) {
+		cmu.Lock()
+		defer cmu.Unlock()
+		for _, at := range where {
+			n += int64(len(at))
+		}
+		return n
+	}
+	eventually(t, 60*time.Second, fmt.Sprintf("the consumer to see all %d records of %s", stored, topic), func() bool { return seen() >= stored })
 	cmu.Lock()
 	defer cmu.Unlock()
 	dups := 0
