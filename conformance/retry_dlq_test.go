@@ -140,7 +140,11 @@ func TestConformance_Retry_RetryLaterOnceRedelivered(t *testing.T) {
 	if gap := t2.Sub(t1); gap < time.Second {
 		t.Fatalf("redelivered %v after the failure, want the level-3 delay (1 s)", gap)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Nothing is left to redeliver once the schedule is drained and %RETRY% holds the one copy.
+	waitScheduleDrained(t, c.broker.Addr(), 6)
+	if n := storedCount(c, "%RETRY%"+group, 1); n != 1 {
+		t.Fatalf("%d messages in %%RETRY%%%s, want 1", n, group)
+	}
 	if n := got.len(); n != 2 {
 		t.Fatalf("%d deliveries, want 2", n)
 	}
@@ -158,7 +162,11 @@ func TestConformance_Retry_DLQAfterMaxReconsumeTimes(t *testing.T) {
 		return consumer.ConsumeRetryLater
 	}, consumer.WithMaxReconsumeTimes(2))
 	eventually(t, 20*time.Second, "the message in "+dlq, func() bool { return storedCount(c, dlq, 1) == 1 })
-	time.Sleep(1500 * time.Millisecond) // no further delivery once dead
+	// No further delivery once dead: the schedule is drained and %RETRY% holds the two retries.
+	waitScheduleDrained(t, c.broker.Addr(), 6)
+	if n := storedCount(c, "%RETRY%"+group, 1); n != 2 {
+		t.Fatalf("%d messages in %%RETRY%%%s, want 2 (reconsumeTimes 1, 2)", n, group)
+	}
 	if n := got.len(); n != 3 {
 		t.Fatalf("%d deliveries, want 3 (reconsumeTimes 0, 1, 2)", n)
 	}
@@ -201,7 +209,10 @@ func TestConformance_Retry_FallbackReachesDLQ(t *testing.T) {
 		return consumer.ConsumeRetryLater
 	}, consumer.WithMaxReconsumeTimes(2))
 	eventually(t, 30*time.Second, "the message in "+dlq, func() bool { return storedCount(c, dlq, 1) == 1 })
-	time.Sleep(1500 * time.Millisecond)
+	waitScheduleDrained(t, c.broker.Addr(), 6)
+	if n := storedCount(c, "%RETRY%"+group, 1); n != 1 {
+		t.Fatalf("%d messages in %%RETRY%%%s, want 1 (reconsumeTimes 1)", n, group)
+	}
 	// reconsumeTimes 0 fails → client sends reconsumeTimes 1 to %RETRY% (delayed);
 	// 1 fails → client sends reconsumeTimes 2 ≥ 2 → %DLQ%.
 	if n := got.len(); n != 2 {
