@@ -159,6 +159,9 @@ func TestAppendMessageQueueKey_FastjsonGolden(t *testing.T) {
 // PrettyFormat for the same object.
 func TestPrettyFastJSON_FastjsonGoldens(t *testing.T) {
 	files, _ := filepath.Glob("testdata/fastjson/*.compact.json")
+	if len(files) == 0 {
+		t.Fatal("no golden files")
+	}
 	for _, f := range files {
 		compact := readFile(t, f)
 		want := readFile(t, strings.Replace(f, ".compact.", ".pretty.", 1))

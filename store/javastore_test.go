@@ -22,7 +22,7 @@ import (
 // after a normal shutdown, "running" copied while the broker ran, with its abort file),
 // and reads back every message of its manifest.json: queue offset, CommitLog offset,
 // body (SHA-256, after undoing the producer's compression), tags, UNIQ_KEY, offset
-// msgId, and the index lookup by UNIQ_KEY. It is skipped until the fixture exists.
+// msgId, and the index lookup by UNIQ_KEY. A missing fixture fails the test.
 func TestStore_OpenJavaStore(t *testing.T) {
 	fixture := "testdata/java-store"
 	if d := os.Getenv("SKYROCKET_JAVA_STORE"); d != "" { // another Java-written store, same layout
@@ -30,7 +30,7 @@ func TestStore_OpenJavaStore(t *testing.T) {
 	}
 	dirs, _ := filepath.Glob(filepath.Join(fixture, "*", "commitlog"))
 	if len(dirs) == 0 {
-		t.Skip("no Java-written store under store/testdata/java-store yet")
+		t.Fatalf("no Java-written store (*/commitlog) under %s: the fixture is missing (regenerate it with conformance/java/make-java-store.sh)", fixture)
 	}
 	conf := readJavaProperties(t, filepath.Join(fixture, "broker.conf"))
 	manifest := readJavaManifest(t, filepath.Join(fixture, "manifest.json"))
