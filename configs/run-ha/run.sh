@@ -6,9 +6,9 @@
 # (+20 for the slave): each broker also takes listenPort-2 (VIP) and, on the master,
 # listenPort+1 (HA), so `make run` (9876, 10909, 10911, 10912) can run beside it.
 #
-# Ctrl-C stops all three cleanly (each gets the terminal's SIGINT; stragglers get SIGTERM
-# after 10 s); SIGTERM/SIGHUP to this script is passed on to them. If one exits on its
-# own, the others are stopped and the script exits 1.
+# Ctrl-C (or SIGTERM/SIGHUP to this script or its process group) stops all three cleanly,
+# a second Ctrl-C kills them. If one exits on its own, the others are stopped and the
+# script exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -34,7 +34,7 @@ cp configs/run-ha/namesrv.conf configs/run-ha/broker-a.properties configs/run-ha
 
 names=() pids=()
 
-# alive NAME... -> the names whose process still runs
+# running: the names of the processes still running, one a line
 running() {
   local i
   for i in "${!pids[@]}"; do
@@ -49,45 +49,55 @@ stop() {
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill -"$1" "${pids[$i]}" 2>/dev/null || true
   done
-  for i in "${!pids[@]}"; do
-    wait "${pids[$i]}" 2>/dev/null || true
+  for i in "${!pids[@]}"; do # a trap interrupts wait: wait again until the process is gone
+    while kill -0 "${pids[$i]}" 2>/dev/null; do wait "${pids[$i]}" 2>/dev/null || true; done
   done
 }
 
-on_int() {
-  trap 'stop KILL; exit 130' INT TERM HUP # a second Ctrl-C: kill at once
+# The three run in their own session when setsid(1) is there, so a Ctrl-C or a signal to
+# the process group reaches only this script, which sends each exactly one SIGTERM (a
+# second signal makes a Skyrocket process die at once, skipping its clean shutdown).
+detach=()
+if command -v setsid >/dev/null 2>&1; then detach=(setsid); fi
+
+# The traps only take note (got=INT|TERM|HUP) and the main flow stops the processes: a
+# handler that does the work and is interrupted by the next signal confuses bash. While
+# stopping, a second Ctrl-C kills at once; a second SIGTERM (make passes on the one its
+# process group already got) changes nothing.
+got= stopping=
+trap 'if [ -n "$stopping" ]; then kill -KILL "${pids[@]}" 2>/dev/null; echo "run-ha: killed" >&2; exit 130; fi; got=INT' INT
+trap '[ -n "$stopping" ] || got=TERM' TERM
+trap '[ -n "$stopping" ] || got=HUP' HUP
+
+# shutdown: stop all three (called from the main flow once got is set) and exit 0.
+shutdown() {
+  stopping=1
   echo
   echo "run-ha: stopping (Ctrl-C again kills at once)"
-  local t
-  for t in $(seq 100); do # each process got the terminal's SIGINT itself
-    [ -z "$(running)" ] && break
-    sleep 0.1
-  done
+  if [ ${#detach[@]} -eq 0 ]; then
+    # Without setsid the processes share our process group: a terminal's Ctrl-C or a
+    # signal to the group reached them too, and a second one would kill them. Give them
+    # 10 s to stop on their own before SIGTERM.
+    for _ in $(seq 100); do
+      [ -z "$(running)" ] && break
+      sleep 0.1
+    done
+  fi
   stop TERM
   echo "run-ha: stopped; data and logs kept in $DATA"
   exit 0
 }
-
-on_term() {
-  trap 'stop KILL; exit 143' INT TERM HUP
-  echo "run-ha: stopping"
-  stop TERM
-  exit 0
-}
-
-trap on_int INT
-trap on_term TERM HUP
 
 # start NAME LOG WANT CMD...: start CMD in the background, logging to LOG, and wait until
 # LOG shows WANT (its boot line).
 start() {
   local name=$1 log=$2 want=$3
   shift 3
-  "$@" >"$log" 2>&1 &
+  ${detach[@]+"${detach[@]}"} "$@" >"$log" 2>&1 &
   names+=("$name")
   pids+=($!)
-  local t
-  for t in $(seq 300); do
+  for _ in $(seq 300); do
+    if [ -n "$got" ]; then shutdown; fi
     if grep -q "$want" "$log"; then
       grep "$want" "$log" | head -1
       return 0
@@ -129,6 +139,7 @@ EOF
 while :; do
   sleep 1 &
   wait $! || true # a trap runs as soon as a signal arrives, not after the sleep
+  if [ -n "$got" ]; then shutdown; fi
   alive=$(running)
   if [ "$(echo "$alive" | grep -c .)" -lt ${#pids[@]} ]; then
     for n in "${names[@]}"; do
