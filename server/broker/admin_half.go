@@ -29,22 +29,22 @@ func (b *Broker) resumeCheckHalfMessage(_ *remoting.Context, req *protocol.Comma
 		b.log.Error().Err(err).Str("msgId", h.MsgID).Msg(failed)
 		return nil, protocol.Errorf(protocol.ResSystemError, failed)
 	}
-	msg, err := b.lookHalfMessage(offset)
+	msg, err := b.tx.LookHalf(offset)
 	if err != nil {
 		b.log.Error().Err(err).Str("msgId", h.MsgID).Msg(failed)
 		return nil, protocol.Errorf(protocol.ResSystemError, failed)
 	}
-	msg.props.Set(message.PropertyTransactionCheckTimes, "0")
-	r := &msg.rec
+	msg.Props.Set(message.PropertyTransactionCheckTimes, "0")
+	r := &msg.Record
 	m := message.Message{Topic: meta.TopicTransHalf, QueueID: 0, Flag: r.Flag, Body: r.Body, SysFlag: r.SysFlag,
 		BornTimestamp: r.BornTimestamp, BornHost: r.BornHost, StoreHost: r.StoreHost, ReconsumeTimes: r.ReconsumeTimes,
-		Properties: msg.props.AppendTo(nil)}
+		Properties: msg.Props.AppendTo(nil)}
 	res, err := b.store.PutMessage(&m)
 	if err != nil || res.Status != store.PutOK {
 		b.log.Error().Err(err).Str("status", res.Status.String()).Msg("Put message back to RMQ_SYS_TRANS_HALF_TOPIC failed.")
 		return nil, protocol.Errorf(protocol.ResSystemError, "Put message back to RMQ_SYS_TRANS_HALF_TOPIC failed.")
 	}
-	realTopic, _ := msg.props.Get(message.PropertyRealTopic)
+	realTopic, _ := msg.Props.Get(message.PropertyRealTopic)
 	b.log.Info().Str("realTopic", realTopic).Msg("Put message back to RMQ_SYS_TRANS_HALF_TOPIC.")
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
+	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
+	"github.com/skyrocket-mq/skyrocket/server/broker/transaction"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -32,7 +34,8 @@ type Broker struct {
 	producers   *ProducerManager
 	filters     *ConsumerFilterManager
 	holds       *pullHolds
-	schedule    *scheduleService       // delay levels (schedule.go); nil until Start
+	schedule    *schedule.Service      // delay levels (schedule.go); nil until Start
+	tx          *transaction.Service   // half/op records and the check (transactions.go)
 	syncReplies *syncReplies           // SYNC_FLUSH and SYNC_MASTER answers (sync_replies.go)
 	haMaster    *ha.Master             // replication to slaves; nil on a slave (replication.go)
 	haSlave     *ha.Slave              // replication from the master; nil on a master
@@ -116,6 +119,7 @@ func New(opts Options) (*Broker, error) {
 	if b.store, err = store.Open(sc); err != nil {
 		return nil, err
 	}
+	b.tx = b.newTransactions()
 	b.newReplication(host)
 	var replicas replicaSource
 	if opts.Role == RoleSyncMaster {

@@ -26,6 +26,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
+	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
 )
 
 // newReplication builds the HA master or slave (not started).
@@ -192,7 +193,7 @@ func (b *Broker) takeMasterDelayOffsets(body []byte) error {
 	if _, err := compat.NormalizeJSON(body); err != nil {
 		return fmt.Errorf("delay offsets: %w", err)
 	}
-	if err := compat.String2File(body, b.opts.configPath(delayOffsetFile)); err != nil {
+	if err := compat.String2File(body, b.opts.configPath(schedule.FileName)); err != nil {
 		return fmt.Errorf("delay offsets: %w", err)
 	}
 	return nil

@@ -6,15 +6,15 @@ package broker
 // - A send with DELAY=n (n > 0) is parked by send_message.go in SCHEDULE_TOPIC_XXXX
 //   queue n-1 with REAL_TOPIC/REAL_QID, and the store writes its deliver time (store
 //   time + delay of level n) as the ConsumeQueue tag code.
-// - The schedule service (schedule_service.go, schedule_deliver.go) delivers each level
-//   in order once due, within a few ms of the deliver time, and keeps per level the next
-//   offset to deliver in <root>/config/delayOffset.json ({"offsetTable":{1:0,2:15}}, the
-//   fastjson layout Java writes and reads). Progress is persisted every 10 s and at
-//   shutdown, only once the deliveries it covers are flushed; a start after a crash
-//   skips the messages already delivered (schedule_recover.go). So a delayed message is
-//   delivered exactly once across restarts, crashes included.
+// - The schedule service (package schedule) delivers each level in order once due,
+//   within a few ms of the deliver time, and keeps per level the next offset to deliver
+//   in <root>/config/delayOffset.json ({"offsetTable":{1:0,2:15}}, the fastjson layout
+//   Java writes and reads). Progress is persisted every 10 s and at shutdown, only once
+//   the deliveries it covers are flushed; a start after a crash skips the messages
+//   already delivered (schedule/recover.go). So a delayed message is delivered exactly
+//   once across restarts, crashes included.
 // - messageDelayLevel (store config) sets the levels; units s, m, h, d. A bad entry
-//   stops the service with ErrBadDelayLevel (Java refuses to start the broker).
+//   stops the service with schedule.ErrBadDelayLevel (Java refuses to start the broker).
 // - A slave does not deliver (Java starts the service only on a master). Its
 //   GET_ALL_DELAY_OFFSET answers from the file, which the slave synchronisation writes.
 // - GET_ALL_DELAY_OFFSET answers the master's in-memory table, compact (Java: encode()).
@@ -32,28 +32,29 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
+	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
 // startSchedule loads delayOffset.json and, on a master, starts delivering.
 func (b *Broker) startSchedule() error {
-	delays, err := parseDelayLevels(b.opts.Store.MessageDelayLevel)
+	delays, err := schedule.ParseLevels(b.opts.Store.MessageDelayLevel)
 	if err != nil {
 		return err
 	}
-	s := newScheduleService(scheduleConfig{
+	s := schedule.New(schedule.Config{
 		Store:  b.store,
 		Delays: delays,
-		Path:   b.opts.configPath(delayOffsetFile),
+		Path:   b.opts.configPath(schedule.FileName),
 		Log:    b.log.With().Str("service", "schedule").Logger(),
 		OnPut:  b.stats.incScheduleDeliver,
 	})
-	if err := s.load(); err != nil {
+	if err := s.Load(); err != nil {
 		return err
 	}
 	b.schedule = s
 	if b.opts.Role != RoleSlave {
-		s.start()
+		s.Start()
 	}
 	return nil
 }
@@ -63,7 +64,7 @@ func (b *Broker) stopSchedule() {
 	if b.schedule == nil {
 		return
 	}
-	if err := b.schedule.shutdown(); err != nil {
+	if err := b.schedule.Shutdown(); err != nil {
 		b.log.Error().Err(err).Msg("persist delay offsets at shutdown")
 	}
 }
@@ -75,9 +76,9 @@ func (b *Broker) getAllDelayOffset(_ *remoting.Context, req *protocol.Command) (
 	var body []byte
 	switch {
 	case b.schedule != nil && b.opts.Role != RoleSlave:
-		body = b.schedule.appendJSON(nil)
+		body = b.schedule.AppendJSON(nil)
 	default:
-		data, err := loadDelayOffsetFile(b.opts.configPath(delayOffsetFile))
+		data, err := schedule.LoadFile(b.opts.configPath(schedule.FileName))
 		if err != nil {
 			return nil, protocol.Errorf(protocol.ResSystemError, "%s", err.Error())
 		}
@@ -95,7 +96,7 @@ func (b *Broker) DelayOffsets() map[int]int64 {
 	if b.schedule == nil {
 		return nil
 	}
-	return b.schedule.table()
+	return b.schedule.Table()
 }
 
 // scheduleRunningStats adds Java's per-level runtime entries,
@@ -105,7 +106,7 @@ func (b *Broker) scheduleRunningStats(stats map[string]string) {
 	if b.schedule == nil {
 		return
 	}
-	for level, off := range b.schedule.table() {
+	for level, off := range b.schedule.Table() {
 		max := b.store.MaxOffsetInQueue(meta.TopicSchedule, int32(level-1))
 		stats["scheduleMessageOffset_"+strconv.Itoa(level)] = strconv.FormatInt(off, 10) + "," + strconv.FormatInt(max, 10)
 	}

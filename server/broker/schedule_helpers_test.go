@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -28,15 +27,6 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// waitSettled waits until level's worker has passed want (every message before it was
-// delivered or skipped: nothing more can be delivered from them) and the store has
-// dispatched every delivery, so a test may then count what arrived, duplicates included.
-func waitSettled(t testing.TB, s *scheduleService, st *store.Store, level int, want int64) {
-	t.Helper()
-	waitFor(t, 5*time.Second, fmt.Sprintf("level %d to pass offset %d", level, want), func() bool { return s.table()[level] >= want })
-	waitFor(t, 5*time.Second, "deliveries dispatched", func() bool { return st.DispatchBehindBytes() == 0 })
-}
-
 // smallStoreConfig is a store under root with small files, delays as given.
 func smallStoreConfig(root, delays string) store.Config {
 	sc := store.DefaultConfig(root)
@@ -46,15 +36,6 @@ func smallStoreConfig(root, delays string) store.Config {
 	sc.MaxIndexNum = 4000
 	sc.MessageDelayLevel = delays
 	return sc
-}
-
-func openTestStore(t testing.TB, root, delays string) *store.Store {
-	t.Helper()
-	st, err := store.Open(smallStoreConfig(root, delays))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }
 
 var testHost = netip.MustParseAddrPort("127.0.0.1:10911")
@@ -112,15 +93,6 @@ func records(t testing.TB, st *store.Store, topic string, queue int32) []message
 		out = append(out, r)
 	}
 	return out
-}
-
-func newTestService(st *store.Store, root, delays string) (*scheduleService, error) {
-	d, err := parseDelayLevels(delays)
-	if err != nil {
-		return nil, err
-	}
-	s := newScheduleService(scheduleConfig{Store: st, Delays: d, Path: filepath.Join(root, "config", delayOffsetFile)})
-	return s, s.load()
 }
 
 // newTestBroker starts a broker on a free loopback port with no name server.

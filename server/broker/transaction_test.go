@@ -13,6 +13,8 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
+	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
+	"github.com/skyrocket-mq/skyrocket/server/broker/transaction"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -45,7 +47,7 @@ func newTxEnv(t *testing.T, mutate func(*Options)) *txEnv {
 	e.opts.Store.MappedFileSizeConsumeQueue = 3000 * 20
 	e.opts.Store.MaxHashSlotNum = 100
 	e.opts.Store.MaxIndexNum = 400
-	// Rounds run when a test calls checkTransactions, never on their own.
+	// Rounds run when a test calls tx.Check, never on their own.
 	e.opts.TransactionCheckInterval = time.Hour
 	e.opts.TransactionTimeOut = time.Second
 	if mutate != nil {
@@ -214,16 +216,16 @@ func (e *txEnv) waitPastStore() {
 }
 
 // read returns the messages of a queue from offset 0.
-func (e *txEnv) read(topic string, queueID int32) []*txMessage {
+func (e *txEnv) read(topic string, queueID int32) []*transaction.Message {
 	e.t.Helper()
 	r := e.b.Store().GetMessage("test", topic, queueID, 0, 100, nil)
 	if r == nil {
 		e.t.Fatal("store closed")
 	}
 	defer r.Release()
-	var out []*txMessage
+	var out []*transaction.Message
 	for _, buf := range r.Buffers {
-		m, err := decodeTxMessage(buf)
+		m, err := transaction.Decode(buf)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -247,9 +249,9 @@ func (e *txEnv) lastCheck() *protocol.Command {
 	return e.checks[len(e.checks)-1]
 }
 
-func txProp(t *testing.T, m *txMessage, key string) string {
+func txProp(t *testing.T, m *transaction.Message, key string) string {
 	t.Helper()
-	v, _ := m.props.Get(key)
+	v, _ := m.Props.Get(key)
 	return v
 }
 
@@ -259,11 +261,11 @@ func TestBroker_PrepareHalfMessage_StoredInHalfTopic(t *testing.T) {
 	if s.queueID != 2 || s.queueOffset != 0 || len(s.msgID) != 32 {
 		t.Fatalf("send answer: %+v", s)
 	}
-	half, err := e.b.lookHalfMessage(s.phyOffset)
+	half, err := e.b.tx.LookHalf(s.phyOffset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := half.rec
+	r := half.Record
 	if string(r.Topic) != meta.TopicTransHalf || r.QueueID != 0 || r.QueueOffset != 0 || r.PhysicalOffset != s.phyOffset {
 		t.Fatalf("half record: topic %s queue %d queueOffset %d phy %d", r.Topic, r.QueueID, r.QueueOffset, r.PhysicalOffset)
 	}
@@ -307,15 +309,15 @@ func TestBroker_EndTransaction_Commit(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("real topic has %d messages", len(got))
 	}
-	r := got[0].rec
+	r := got[0].Record
 	if string(r.Body) != "commit-me" || r.Flag != 7 || message.TransactionType(r.SysFlag) != message.TransactionCommit ||
 		r.PreparedTransactionOffset != s.phyOffset || r.QueueOffset != 0 {
 		t.Fatalf("committed record: body %q flag %d sysFlag %#x prepared %d queueOffset %d", r.Body, r.Flag, r.SysFlag, r.PreparedTransactionOffset, r.QueueOffset)
 	}
 	// Java's quirk: the committed string is the half message's, REAL_* and TRAN_MSG included.
-	half, _ := e.b.lookHalfMessage(s.phyOffset)
-	if string(r.Properties) != string(half.rec.Properties) {
-		t.Fatalf("committed properties %q, half %q", r.Properties, half.rec.Properties)
+	half, _ := e.b.tx.LookHalf(s.phyOffset)
+	if string(r.Properties) != string(half.Record.Properties) {
+		t.Fatalf("committed properties %q, half %q", r.Properties, half.Record.Properties)
 	}
 	if txProp(t, got[0], message.PropertyTransactionPrepared) != "true" || txProp(t, got[0], message.PropertyRealTopic) != "TopicTx" ||
 		txProp(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
@@ -323,9 +325,9 @@ func TestBroker_EndTransaction_Commit(t *testing.T) {
 	}
 	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
 	ops := e.read(meta.TopicTransOpHalf, 0)
-	if len(ops) != 1 || string(ops[0].rec.Body) != "0" || string(ops[0].rec.Properties) != "WAIT\x01true\x02TAGS\x01d" ||
-		ops[0].rec.BornHost != e.b.storeHost {
-		t.Fatalf("op message: %d, body %q props %q", len(ops), ops[0].rec.Body, ops[0].rec.Properties)
+	if len(ops) != 1 || string(ops[0].Record.Body) != "0" || string(ops[0].Record.Properties) != "WAIT\x01true\x02TAGS\x01d" ||
+		ops[0].Record.BornHost != e.b.storeHost {
+		t.Fatalf("op message: %d, body %q props %q", len(ops), ops[0].Record.Body, ops[0].Record.Properties)
 	}
 }
 
@@ -338,7 +340,7 @@ func TestBroker_EndTransaction_Rollback(t *testing.T) {
 	}
 	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
 	ops := e.read(meta.TopicTransOpHalf, 0)
-	if len(ops) != 1 || string(ops[0].rec.Body) != "1" {
+	if len(ops) != 1 || string(ops[0].Record.Body) != "1" {
 		t.Fatalf("op messages: %d", len(ops))
 	}
 	if n := e.b.Store().MaxOffsetInQueue("TopicTx", 0); n != 0 {
@@ -373,11 +375,11 @@ func TestBroker_EndTransaction_UnknownIsNotAnswered(t *testing.T) {
 
 func txRecordSize(t *testing.T, e *txEnv, off int64) int32 {
 	t.Helper()
-	m, err := e.b.lookHalfMessage(off)
+	m, err := e.b.tx.LookHalf(off)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.rec.StoreSize
+	return m.Record.StoreSize
 }
 
 func TestBroker_EndTransaction_Mismatch(t *testing.T) {
@@ -442,9 +444,9 @@ func TestBroker_EndTransaction_SlaveRefuses(t *testing.T) {
 func TestBroker_EndTransaction_CommitWithDelay(t *testing.T) {
 	e := newTxEnv(t, nil)
 	s := e.sendHalf("PG", "TopicTx", 1, "later", time.Now(), message.PropertyDelayTimeLevel, "2")
-	half, _ := e.b.lookHalfMessage(s.phyOffset)
-	if string(half.rec.Topic) != meta.TopicTransHalf {
-		t.Fatalf("a delayed half message went to %s", half.rec.Topic)
+	half, _ := e.b.tx.LookHalf(s.phyOffset)
+	if string(half.Record.Topic) != meta.TopicTransHalf {
+		t.Fatalf("a delayed half message went to %s", half.Record.Topic)
 	}
 	if resp := e.endTx(txEndHeader("PG", s, message.TransactionCommit)); resp.Code != int32(protocol.ResSuccess) {
 		t.Fatalf("commit answer: %d %q", resp.Code, resp.Remark)
@@ -454,11 +456,11 @@ func TestBroker_EndTransaction_CommitWithDelay(t *testing.T) {
 	if len(got) != 1 || txProp(t, got[0], message.PropertyRealTopic) != "TopicTx" || txProp(t, got[0], message.PropertyRealQueueID) != "1" {
 		t.Fatalf("delayed commit: %d records", len(got))
 	}
-	if _, ok := got[0].props.Get(message.PropertyTransactionPrepared); ok {
-		t.Fatalf("a delayed commit keeps TRAN_MSG (Java's store re-encodes the cleared map): %q", got[0].rec.Properties)
+	if _, ok := got[0].Props.Get(message.PropertyTransactionPrepared); ok {
+		t.Fatalf("a delayed commit keeps TRAN_MSG (Java's store re-encodes the cleared map): %q", got[0].Record.Properties)
 	}
-	if message.TransactionType(got[0].rec.SysFlag) != message.TransactionCommit {
-		t.Fatalf("sysFlag %#x", got[0].rec.SysFlag)
+	if message.TransactionType(got[0].Record.SysFlag) != message.TransactionCommit {
+		t.Fatalf("sysFlag %#x", got[0].Record.SysFlag)
 	}
 }
 
@@ -468,7 +470,7 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 	s := e.sendHalf("PG", "TopicTx", 2, "unknown", time.Now().Add(-10*time.Second))
 	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	e.waitPastStore()
-	e.b.checkTransactions()
+	e.b.tx.Check()
 	e.barrier()
 	if n := e.checkCount(); n != 1 {
 		t.Fatalf("%d checks, want 1", n)
@@ -500,12 +502,12 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 			t.Fatalf("check body property %s = %q, want %q", k, v, want)
 		}
 	}
-	copyMsg, err := e.b.lookHalfMessage(h.CommitLogOffset)
+	copyMsg, err := e.b.tx.LookHalf(h.CommitLogOffset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if copyMsg.rec.Flag != 0 || txProp(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" || strings.Contains(string(copyMsg.rec.Properties), "WAIT") {
-		t.Fatalf("re-put copy: flag %d props %q", copyMsg.rec.Flag, copyMsg.rec.Properties)
+	if copyMsg.Record.Flag != 0 || txProp(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" || strings.Contains(string(copyMsg.Record.Properties), "WAIT") {
+		t.Fatalf("re-put copy: flag %d props %q", copyMsg.Record.Flag, copyMsg.Record.Properties)
 	}
 	if off := e.b.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); off != 1 {
 		t.Fatalf("half progress %d, want 1", off)
@@ -520,12 +522,12 @@ func TestBroker_CheckTransactions_SendsCheckAndCommits(t *testing.T) {
 	e.waitQueue("TopicTx", 2, 1)
 	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
 	committed := e.read("TopicTx", 2)[0]
-	if committed.rec.Flag != 0 || committed.rec.PreparedTransactionOffset != h.CommitLogOffset {
-		t.Fatalf("committed from the copy: flag %d prepared %d", committed.rec.Flag, committed.rec.PreparedTransactionOffset)
+	if committed.Record.Flag != 0 || committed.Record.PreparedTransactionOffset != h.CommitLogOffset {
+		t.Fatalf("committed from the copy: flag %d prepared %d", committed.Record.Flag, committed.Record.PreparedTransactionOffset)
 	}
 
 	// The next round passes the committed copy and moves both offsets.
-	e.b.checkTransactions()
+	e.b.tx.Check()
 	e.barrier()
 	if n := e.checkCount(); n != 1 {
 		t.Fatalf("a committed transaction was checked again: %d checks", n)
@@ -552,7 +554,7 @@ func TestBroker_CheckTransactions_YoungAndResolvedAreNotChecked(t *testing.T) {
 	e.waitQueue(meta.TopicTransHalf, 0, 2)
 	e.waitQueue(meta.TopicTransOpHalf, 0, 1)
 	e.waitPastStore()
-	e.b.checkTransactions()
+	e.b.tx.Check()
 	e.barrier()
 	if n := e.checkCount(); n != 0 {
 		t.Fatalf("%d checks, want 0", n)
@@ -576,12 +578,12 @@ func TestBroker_CheckTransactions_DiscardAfterCheckMax(t *testing.T) {
 	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	for _, wantHalf := range []int64{2, 3, 3} {
 		e.waitPastStore()
-		e.b.checkTransactions()
+		e.b.tx.Check()
 		e.waitQueue(meta.TopicTransHalf, 0, wantHalf)
 	}
 	e.waitQueue(meta.TopicTransCheckMax, 0, 1)
 	got := e.read(meta.TopicTransCheckMax, 0)
-	if len(got) != 1 || string(got[0].rec.Body) != "orphan" || txProp(t, got[0], message.PropertyTransactionCheckTimes) != "2" ||
+	if len(got) != 1 || string(got[0].Record.Body) != "orphan" || txProp(t, got[0], message.PropertyTransactionCheckTimes) != "2" ||
 		txProp(t, got[0], message.PropertyUniqClientMessageIDKeyIdx) != s.uniq {
 		t.Fatalf("discarded: %d records", len(got))
 	}
@@ -600,7 +602,7 @@ func TestBroker_CheckTransactions_CheckImmunity(t *testing.T) {
 	e.sendHalf("PG", "TopicTx", 0, "immune", time.Now().Add(-time.Minute), message.PropertyCheckImmunityTimeInSeconds, "3600")
 	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	e.waitPastStore()
-	e.b.checkTransactions()
+	e.b.tx.Check()
 	e.barrier()
 	if n := e.checkCount(); n != 0 {
 		t.Fatalf("an immune half message was checked: %d", n)
@@ -609,7 +611,7 @@ func TestBroker_CheckTransactions_CheckImmunity(t *testing.T) {
 	copyMsg := e.read(meta.TopicTransHalf, 0)[1]
 	if txProp(t, copyMsg, message.PropertyTransactionPreparedQueueOffset) != "0" || txProp(t, copyMsg, message.PropertyWaitStoreMsgOK) != "false" ||
 		txProp(t, copyMsg, message.PropertyTransactionCheckTimes) != "1" {
-		t.Fatalf("immunity copy properties %q", copyMsg.rec.Properties)
+		t.Fatalf("immunity copy properties %q", copyMsg.Record.Properties)
 	}
 }
 
@@ -619,7 +621,7 @@ func TestBroker_CheckTransactions_ProgressSurvivesRestart(t *testing.T) {
 	s := e.sendHalf("PG", "TopicTx", 0, "across-restart", time.Now().Add(-time.Minute))
 	e.waitQueue(meta.TopicTransHalf, 0, 1)
 	e.waitPastStore()
-	e.b.checkTransactions()
+	e.b.tx.Check()
 	e.barrier()
 	if e.checkCount() != 1 {
 		t.Fatalf("%d checks before restart", e.checkCount())
@@ -631,7 +633,7 @@ func TestBroker_CheckTransactions_ProgressSurvivesRestart(t *testing.T) {
 	e.heartbeat("PG") // a new connection registers the producer again
 	e.waitQueue(meta.TopicTransHalf, 0, 2)
 	e.waitPastStore()
-	e.b.checkTransactions()
+	e.b.tx.Check()
 	e.barrier()
 	if e.checkCount() != 2 {
 		t.Fatalf("%d checks after restart, want 2", e.checkCount())
@@ -655,40 +657,9 @@ func TestBroker_CheckTransactions_ProgressSurvivesRestart(t *testing.T) {
 	}
 }
 
-func TestNextOpOffset_StopsAtGap(t *testing.T) {
-	cases := []struct {
-		done []int64
-		old  int64
-		want int64
-	}{
-		{nil, 5, 5},
-		{[]int64{7, 5, 6}, 5, 8},
-		{[]int64{5, 7}, 5, 6},
-		{[]int64{6}, 5, 5},
-		{[]int64{5, 5, 6}, 5, 6}, // Java's loop stops at the repeat
-	}
-	for _, c := range cases {
-		if got := nextOpOffset(c.done, c.old); got != c.want {
-			t.Errorf("nextOpOffset(%v, %d) = %d, want %d", c.done, c.old, got, c.want)
-		}
-	}
-}
-
-func TestImmunityTime_Units(t *testing.T) {
-	if got := immunityTime("5", 6000); got != 5000 {
-		t.Fatalf("5 s = %d ms", got)
-	}
-	if got := immunityTime("-1", 6000); got != 6000 {
-		t.Fatalf("-1 = %d, want the timeout", got)
-	}
-	if got := immunityTime("junk", 6000); got != 6000 {
-		t.Fatalf("junk = %d, want the timeout", got)
-	}
-}
-
 // newTxOfflineBroker opens a broker's managers and store without serving: handlers are
 // called directly.
-func newTxOfflineBroker(tb testing.TB) *Broker {
+func newTxOfflineBroker(tb testing.TB, mutate func(*Options)) *Broker {
 	tb.Helper()
 	opts := DefaultOptions(tb.TempDir())
 	opts.Store.MappedFileSizeCommitLog = 64 << 20
@@ -696,6 +667,9 @@ func newTxOfflineBroker(tb testing.TB) *Broker {
 	opts.Store.MaxHashSlotNum = 1000
 	opts.Store.MaxIndexNum = 4000
 	opts.ListenAddr = "127.0.0.1:10911"
+	if mutate != nil {
+		mutate(&opts)
+	}
 	b, err := New(opts)
 	if err != nil {
 		tb.Fatal(err)
@@ -730,7 +704,7 @@ func prepareHalfDirect(tb testing.TB, b *Broker, group, topic string) (phyOffset
 // network: the half message, END_TRANSACTION commit (lookup, real message, op message).
 // BenchmarkBroker_Transaction_PlainPut is the plain store append it compares with.
 func BenchmarkBroker_Transaction_PrepareCommit(b *testing.B) {
-	br := newTxOfflineBroker(b)
+	br := newTxOfflineBroker(b, nil)
 	ctx := &remoting.Context{Conn: &remoting.Conn{}}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -746,7 +720,7 @@ func BenchmarkBroker_Transaction_PrepareCommit(b *testing.B) {
 }
 
 func BenchmarkBroker_Transaction_PlainPut(b *testing.B) {
-	br := newTxOfflineBroker(b)
+	br := newTxOfflineBroker(b, nil)
 	props := []byte("UNIQ_KEY\x01C0A8000100002A9F00000000000000AA\x02CLUSTER\x01DefaultCluster")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -761,9 +735,10 @@ func BenchmarkBroker_Transaction_PlainPut(b *testing.B) {
 // messages older than the timeout, with no producer connected: each is re-put with its
 // check count (the per-message cost of a round is ns/op / 1000).
 func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
-	br := newTxOfflineBroker(b)
-	br.opts.TransactionTimeOut = 0
-	br.opts.TransactionCheckMax = 1 << 30
+	br := newTxOfflineBroker(b, func(o *Options) {
+		o.TransactionTimeOut = 0
+		o.TransactionCheckMax = 1 << 30
+	})
 	for i := 0; i < 1000; i++ {
 		prepareHalfDirect(b, br, "PG", "TopicTx")
 	}
@@ -772,7 +747,7 @@ func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
 	for b.Loop() {
 		// Wait (untimed) until the last round's copies are dispatched and older than now.
 		b.StopTimer()
-		want := br.txConsumeOffset(meta.TopicTransHalf, 0) + 1000
+		want := br.tx.ConsumeOffset(meta.TopicTransHalf, 0) + 1000
 		deadline := time.Now().Add(10 * time.Second)
 		for br.store.MaxOffsetInQueue(meta.TopicTransHalf, 0) < want || time.Now().UnixMilli() <= lastPut {
 			if time.Now().After(deadline) {
@@ -781,7 +756,7 @@ func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
 			time.Sleep(time.Millisecond)
 		}
 		b.StartTimer()
-		br.checkTransactions()
+		br.tx.Check()
 		lastPut = time.Now().UnixMilli()
 		if got := br.offsets.Query(TransCheckGroup, meta.TopicTransHalf, 0); got != want {
 			b.Fatalf("round passed to %d, want %d", got, want)
@@ -795,7 +770,7 @@ func BenchmarkBroker_Transaction_CheckRound(b *testing.B) {
 // message exactly. Seeds: the exact first half message (commits), its queue offset
 // off by one (refused), an offset inside a record (not found), rollback and unknown.
 func FuzzBroker_EndTransaction_Offsets(f *testing.F) {
-	b := newTxOfflineBroker(f)
+	b := newTxOfflineBroker(f, nil)
 	var halves []int64
 	for i := 0; i < 2; i++ {
 		off, _ := prepareHalfDirect(f, b, "PG", "TopicTx")
@@ -838,4 +813,19 @@ func FuzzBroker_EndTransaction_Offsets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The leaf packages declare the system topic names they use themselves, so they do not
+// import meta; they must stay the names the topic table knows.
+func TestBroker_SystemTopicNames_LeafPackagesAgreeWithMeta(t *testing.T) {
+	for _, c := range [][2]string{
+		{schedule.Topic, meta.TopicSchedule},
+		{transaction.HalfTopic, meta.TopicTransHalf},
+		{transaction.OpHalfTopic, meta.TopicTransOpHalf},
+		{transaction.CheckMaxTopic, meta.TopicTransCheckMax},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("leaf package names %q, meta %q", c[0], c[1])
+		}
+	}
 }

@@ -16,7 +16,7 @@ package broker
 //   writes the real message, then an op message ("d", body = half queue offset) to
 //   RMQ_SYS_TRANS_OP_HALF_TOPIC; rollback writes only the op message. Unknown (0) and
 //   other values are ignored. A slave answers SLAVE_NOT_AVAILABLE.
-// - The check service (transaction_check.go) runs every transactionCheckInterval on a
+// - The check service (transaction/check.go) runs every transactionCheckInterval on a
 //   master, walks the half queue from the CID_RMQ_SYS_TRANS offset, skips half messages
 //   that have an op message, re-puts the others older than transactionTimeOut with
 //   TRANSACTION_CHECK_TIMES+1 and asks a producer of their PGROUP, and moves those
@@ -25,7 +25,7 @@ package broker
 //   on the half and op queues, persisted in consumerOffset.json like any group's.
 //
 // Record contents follow Java's quirks on purpose, so a consumer cannot tell the brokers
-// apart (transaction_records.go has the details): a committed message keeps the half
+// apart (transaction/records.go has the details): a committed message keeps the half
 // message's properties string, REAL_TOPIC, REAL_QID and TRAN_MSG included; a re-put half
 // message loses its flag and reconsumeTimes. A differential run (the Go transaction
 // producer and push consumer against a Java 4.9.7 broker and against this one: commit,
@@ -51,16 +51,38 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
+	"github.com/skyrocket-mq/skyrocket/server/broker/transaction"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
 // TransCheckGroup is the internal consumer group whose offsets on the half and op queues
 // are the check service's progress (Java: MixAll.CID_SYS_RMQ_TRANS).
-const TransCheckGroup = "CID_RMQ_SYS_TRANS"
+const TransCheckGroup = transaction.CheckGroup
 
-// transRemoveTag tags op messages (Java: TransactionalMessageUtil.REMOVETAG).
-const transRemoveTag = "d"
+// newTransactions builds the transaction service over the broker's store and tables
+// (New calls it once they exist). Its settings are copied now, as every component's are.
+func (b *Broker) newTransactions() *transaction.Service {
+	return transaction.New(transaction.Config{
+		Store:   b.store,
+		Topics:  b.topics,
+		Offsets: b.offsets,
+		Producer: func(group string) transaction.Conn {
+			if ch := b.producers.AvailableChannel(group); ch != nil {
+				return ch.Conn
+			}
+			return nil
+		},
+		Announce:         func(tc protocol.TopicConfig) { b.announceTopic(tc) },
+		ApplyDelay:       b.applyDelay,
+		StoreHost:        b.storeHost,
+		Log:              b.log,
+		Stop:             b.stop,
+		TimeOut:          b.opts.TransactionTimeOut,
+		CheckMax:         b.opts.TransactionCheckMax,
+		FileReservedTime: b.opts.Store.FileReservedTime,
+	})
+}
 
 // prepareHalfMessage stores a TRAN_MSG=true send as a half message (Java:
 // TransactionalMessageBridge#parseHalfMessageInner + asyncPutHalfMessage). sc holds the
@@ -109,7 +131,7 @@ func (b *Broker) endTransaction(ctx *remoting.Context, req *protocol.Command) (*
 	if h.CommitOrRollback == message.TransactionNotType {
 		return nil, nil // pending: Java returns null, so no answer
 	}
-	half, err := b.lookHalfMessage(h.CommitLogOffset)
+	half, err := b.tx.LookHalf(h.CommitLogOffset)
 	if err != nil {
 		b.log.Warn().Err(err).Int64("commitLogOffset", h.CommitLogOffset).Msg("end transaction: half message not found")
 		return protocol.NewResponse(req, protocol.ResSystemError, "Find prepared transaction message failed"), nil
@@ -118,31 +140,31 @@ func (b *Broker) endTransaction(ctx *remoting.Context, req *protocol.Command) (*
 		return protocol.NewResponse(req, protocol.ResSystemError, remark), nil
 	}
 	if h.CommitOrRollback == message.TransactionRollback {
-		b.putOpMessage(half)
+		b.tx.PutOpMessage(half)
 		return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 	}
-	m, err := b.commitMessage(half, h.CommitLogOffset)
+	m, err := b.tx.CommitMessage(half, h.CommitLogOffset)
 	if err != nil {
 		return protocol.NewResponse(req, protocol.ResSystemError, err.Error()), nil
 	}
 	resp := b.putFinalMessage(req, m)
 	if resp.Code == int32(protocol.ResSuccess) {
-		b.putOpMessage(half)
+		b.tx.PutOpMessage(half)
 	}
 	return resp, nil
 }
 
 // checkPrepareMessage is EndTransactionProcessor#checkPrepareMessage: it returns Java's
 // remark when the request does not match the half message, "" when it does.
-func checkPrepareMessage(half *txMessage, h *protocol.EndTransactionRequestHeader) string {
+func checkPrepareMessage(half *transaction.Message, h *protocol.EndTransactionRequestHeader) string {
 	// A half message without PGROUP makes Java throw (a SYSTEM_ERROR too).
-	if g, ok := half.props.Get(message.PropertyProducerGroup); !ok || g != h.ProducerGroup {
+	if g, ok := half.Props.Get(message.PropertyProducerGroup); !ok || g != h.ProducerGroup {
 		return "The producer group wrong"
 	}
-	if half.rec.QueueOffset != h.TranStateTableOffset {
+	if half.Record.QueueOffset != h.TranStateTableOffset {
 		return "The transaction state table offset wrong"
 	}
-	if half.rec.PhysicalOffset != h.CommitLogOffset {
+	if half.Record.PhysicalOffset != h.CommitLogOffset {
 		return "The commit log offset wrong"
 	}
 	return ""
@@ -194,12 +216,12 @@ func (b *Broker) startTransactionCheck() {
 	if b.opts.Role == RoleSlave {
 		return
 	}
-	b.every(b.transactionCheckInterval(), func() { b.checkTransactions() })
+	b.every(b.transactionCheckInterval(), b.tx.Check)
 }
 
 // stopTransactionCheck has nothing of its own to stop: the service runs on b.every, a
-// round in progress stops at its next half message once Shutdown closed b.stop, and
-// Shutdown waits for it (b.wg) before closing the store.
+// round in progress stops at its next half message once Shutdown closed b.stop (its
+// Config.Stop), and Shutdown waits for it (b.wg) before closing the store.
 func (b *Broker) stopTransactionCheck() {}
 
 func (b *Broker) transactionCheckInterval() time.Duration {

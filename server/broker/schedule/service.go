@@ -1,4 +1,4 @@
-package broker
+package schedule
 
 import (
 	"errors"
@@ -11,6 +11,14 @@ import (
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
+
+// Topic is the topic delayed messages are parked in, in queue level-1 (Java:
+// TopicValidator.RMQ_SYS_SCHEDULE_TOPIC).
+const Topic = "SCHEDULE_TOPIC_XXXX"
+
+// transHalfTopic is the transaction half topic, which a delayed message is never
+// delivered to (Java: TransactionalMessageUtil.buildHalfTopic()).
+const transHalfTopic = "RMQ_SYS_TRANS_HALF_TOPIC"
 
 // Schedule service timing (Java: ScheduleMessageService's constants and
 // flushDelayOffsetInterval).
@@ -34,25 +42,28 @@ const (
 	scheduleDispatchWait = 10 * time.Second
 )
 
-// ErrScheduleFlush is returned by scheduleService.persist when the messages delivered
-// since the last persist are not flushed within scheduleFlushTimeout: the progress is
-// kept in memory and persisted later, never ahead of the CommitLog on disk.
-var ErrScheduleFlush = errors.New("broker: delivered delayed messages not flushed")
+// ErrFlush is returned by Service.Shutdown (and logged by the periodic persist) when the
+// messages delivered since the last persist are not flushed within scheduleFlushTimeout:
+// the progress is kept in memory and persisted later, never ahead of the CommitLog on
+// disk.
+var ErrFlush = errors.New("broker: delivered delayed messages not flushed")
 
-// scheduleConfig is what a scheduleService needs from the broker.
-type scheduleConfig struct {
+// Config is what a Service needs from the broker: the store it reads the parked messages
+// from and delivers into, the delay table and the progress file. It never sees the
+// broker itself.
+type Config struct {
 	Store  *store.Store
-	Delays []time.Duration // level 1 first
-	Path   string          // <root>/config/delayOffset.json
+	Delays []time.Duration // level 1 first (ParseLevels)
+	Path   string          // <root>/config/delayOffset.json (FileName)
 	Log    zerolog.Logger
 	// OnPut is called after each delivered message is stored, with its delay level and
-	// real topic (broker statistics).
+	// real topic (broker statistics). Nil means nothing to call.
 	OnPut func(level int, topic string, res store.PutResult)
 	// PersistEvery overrides flushDelayOffsetInterval (tests).
 	PersistEvery time.Duration
 }
 
-// scheduleService is Java's ScheduleMessageService: one goroutine per delay level
+// Service is Java's ScheduleMessageService: one goroutine per delay level
 // delivers the messages parked in SCHEDULE_TOPIC_XXXX queue level-1, in order, once
 // their deliver time (the ConsumeQueue tag code) has passed, and records per level the
 // next ConsumeQueue offset to deliver; a further goroutine persists that table.
@@ -66,15 +77,15 @@ type scheduleConfig struct {
 //     level goroutines stopped. After a crash the file may lag the deliveries made since
 //     the last persist (at most flushDelayOffsetInterval plus the flush wait), or be
 //     missing; at start each level finds, from the copies in the real queues, how far
-//     delivery really got, and resumes there (schedule_recover.go). Java re-delivers.
+//     delivery really got, and resumes there (recover.go). Java re-delivers.
 //
 // Lock order: mu is a leaf, never held while calling the store or writing the file.
-type scheduleService struct {
-	cfg   scheduleConfig
+type Service struct {
+	cfg   Config
 	st    *store.Store
 	log   zerolog.Logger
-	file  configFile
-	since time.Time // the file's last write before this start (schedule_recover.go)
+	file  offsetFile
+	since time.Time // the file's last write before this start (recover.go)
 
 	mu      sync.Mutex
 	offsets map[int]int64 // level → next ConsumeQueue offset (Java: offsetTable)
@@ -86,20 +97,21 @@ type scheduleService struct {
 	running bool
 }
 
-func newScheduleService(cfg scheduleConfig) *scheduleService {
+// New returns a stopped service with an empty table; Load reads the file, Start delivers.
+func New(cfg Config) *Service {
 	if cfg.PersistEvery <= 0 {
 		cfg.PersistEvery = flushDelayOffsetInterval
 	}
 	if cfg.OnPut == nil {
 		cfg.OnPut = func(int, string, store.PutResult) {}
 	}
-	return &scheduleService{cfg: cfg, st: cfg.Store, log: cfg.Log, file: configFile{path: cfg.Path},
+	return &Service{cfg: cfg, st: cfg.Store, log: cfg.Log, file: offsetFile{path: cfg.Path},
 		offsets: map[int]int64{}, stop: make(chan struct{})}
 }
 
-// load reads delayOffset.json, falling back to its .bak (Java: ConfigManager#load). It
+// Load reads delayOffset.json, falling back to its .bak (Java: ConfigManager#load). It
 // replaces the in-memory table.
-func (s *scheduleService) load() error {
+func (s *Service) Load() error {
 	var table map[int]int64
 	err := s.file.load(func(std []byte) error {
 		t, err := decodeDelayOffsets(std)
@@ -119,8 +131,8 @@ func (s *scheduleService) load() error {
 	return nil
 }
 
-// start starts one delivery goroutine per level and the persister (Java: start).
-func (s *scheduleService) start() {
+// Start starts one delivery goroutine per level and the persister (Java: start).
+func (s *Service) Start() {
 	s.running = true
 	for level := 1; level <= len(s.cfg.Delays); level++ {
 		s.wg.Add(1)
@@ -130,9 +142,9 @@ func (s *scheduleService) start() {
 	go s.persistLoop()
 }
 
-// shutdown stops delivery and persists the final table (Java: shutdown). The store must
-// still be open.
-func (s *scheduleService) shutdown() error {
+// Shutdown stops delivery and persists the final table (Java: shutdown). The store must
+// still be open. A service never started persists nothing.
+func (s *Service) Shutdown() error {
 	if !s.running {
 		return nil
 	}
@@ -145,7 +157,11 @@ func (s *scheduleService) shutdown() error {
 	return s.persist()
 }
 
-func (s *scheduleService) stopped() bool {
+// Running reports whether Start was called and Shutdown not yet (a slave's service is
+// loaded but never started). Start and Shutdown are called by one goroutine.
+func (s *Service) Running() bool { return s.running }
+
+func (s *Service) stopped() bool {
 	select {
 	case <-s.stop:
 		return true
@@ -155,7 +171,7 @@ func (s *scheduleService) stopped() bool {
 }
 
 // sleep waits d or until shutdown; it reports whether the service is still running.
-func (s *scheduleService) sleep(t *time.Timer, d time.Duration) bool {
+func (s *Service) sleep(t *time.Timer, d time.Duration) bool {
 	if d <= 0 {
 		return !s.stopped()
 	}
@@ -171,7 +187,7 @@ func (s *scheduleService) sleep(t *time.Timer, d time.Duration) bool {
 	}
 }
 
-func (s *scheduleService) persistLoop() {
+func (s *Service) persistLoop() {
 	defer s.wg.Done()
 	t := time.NewTicker(s.cfg.PersistEvery)
 	defer t.Stop()
@@ -188,7 +204,7 @@ func (s *scheduleService) persistLoop() {
 }
 
 // persist writes the table if it changed, once the deliveries it covers are flushed.
-func (s *scheduleService) persist() error {
+func (s *Service) persist() error {
 	s.mu.Lock()
 	if !s.dirty {
 		s.mu.Unlock()
@@ -201,7 +217,7 @@ func (s *scheduleService) persist() error {
 	if end > 0 {
 		if err := s.st.WaitFlushed(end, scheduleFlushTimeout); err != nil {
 			s.markDirty()
-			return fmt.Errorf("%w: %w", ErrScheduleFlush, err)
+			return fmt.Errorf("%w: %w", ErrFlush, err)
 		}
 	}
 	if err := s.file.persist(snap); err != nil {
@@ -211,14 +227,14 @@ func (s *scheduleService) persist() error {
 	return nil
 }
 
-func (s *scheduleService) markDirty() {
+func (s *Service) markDirty() {
 	s.mu.Lock()
 	s.dirty = true
 	s.mu.Unlock()
 }
 
 // offset returns a level's next offset and whether the table has the level.
-func (s *scheduleService) offset(level int) (int64, bool) {
+func (s *Service) offset(level int) (int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	off, ok := s.offsets[level]
@@ -227,7 +243,7 @@ func (s *scheduleService) offset(level int) (int64, bool) {
 
 // advance records that a level's messages before next are done; end is the CommitLog
 // end of the message just delivered, 0 when nothing was written (Java: updateOffset).
-func (s *scheduleService) advance(level int, next, end int64) {
+func (s *Service) advance(level int, next, end int64) {
 	s.mu.Lock()
 	s.offsets[level] = next
 	if end > s.lastEnd {
@@ -237,8 +253,9 @@ func (s *scheduleService) advance(level int, next, end int64) {
 	s.mu.Unlock()
 }
 
-// table returns a copy of the in-memory table.
-func (s *scheduleService) table() map[int]int64 {
+// Table returns a copy of the in-memory table: delay level → next SCHEDULE_TOPIC_XXXX
+// queue offset to deliver.
+func (s *Service) Table() map[int]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[int]int64, len(s.offsets))
@@ -248,21 +265,21 @@ func (s *scheduleService) table() map[int]int64 {
 	return out
 }
 
-// appendJSON is GET_ALL_DELAY_OFFSET's body: the in-memory table, compact (Java:
+// AppendJSON appends GET_ALL_DELAY_OFFSET's body: the in-memory table, compact (Java:
 // ScheduleMessageService#encode()).
-func (s *scheduleService) appendJSON(dst []byte) []byte {
+func (s *Service) AppendJSON(dst []byte) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return appendDelayOffsets(dst, s.offsets)
 }
 
 // delay returns the delay of level (1-based).
-func (s *scheduleService) delay(level int) time.Duration { return s.cfg.Delays[level-1] }
+func (s *Service) delay(level int) time.Duration { return s.cfg.Delays[level-1] }
 
 // deliverAt is the deliver time of a unit with tag code tagsCode, in ms: the tag code,
 // unless it lies further ahead than the level's delay, which only a clock step back or a
 // shortened table explains, and then now (Java: correctDeliverTimestamp).
-func (s *scheduleService) deliverAt(level int, tagsCode, now int64) int64 {
+func (s *Service) deliverAt(level int, tagsCode, now int64) int64 {
 	if tagsCode > now+s.delay(level).Milliseconds() {
 		return now
 	}
@@ -271,7 +288,7 @@ func (s *scheduleService) deliverAt(level int, tagsCode, now int64) int64 {
 
 // waitDispatch waits until the store has dispatched every CommitLog record to the
 // ConsumeQueues, so the schedule queues and the real queues read at start are complete.
-func (s *scheduleService) waitDispatch() bool {
+func (s *Service) waitDispatch() bool {
 	deadline := time.Now().Add(scheduleDispatchWait)
 	t := time.NewTimer(0)
 	<-t.C
@@ -287,9 +304,10 @@ func (s *scheduleService) waitDispatch() bool {
 	return true
 }
 
-// loadDelayOffsetFile reads delayOffset.json (or its .bak) for a slave, whose file the
-// slave synchronisation overwrites with the master's table, and re-encodes it compactly.
-func loadDelayOffsetFile(path string) ([]byte, error) {
+// LoadFile reads delayOffset.json (or its .bak) for a slave, whose file the slave
+// synchronisation overwrites with the master's table, and re-encodes it compactly; a
+// missing file is the empty table.
+func LoadFile(path string) ([]byte, error) {
 	var table map[int]int64
 	data, _, err := compat.LoadConfigFile(path, func(b []byte) error {
 		std, err := compat.NormalizeJSON(b)

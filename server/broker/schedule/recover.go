@@ -1,11 +1,10 @@
-package broker
+package schedule
 
 import (
 	"bytes"
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
-	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -52,8 +51,8 @@ type dedupScan struct {
 
 // skipDelivered returns the first offset at or after from whose message has not been
 // delivered yet, as far as the real queues show.
-func (s *scheduleService) skipDelivered(level int, from int64) int64 {
-	d := &dedupScan{w: s.newLevelWorker(level), end: s.st.MaxOffsetInQueue(meta.TopicSchedule, int32(level-1))}
+func (s *Service) skipDelivered(level int, from int64) int64 {
+	d := &dedupScan{w: s.newLevelWorker(level), end: s.st.MaxOffsetInQueue(Topic, int32(level-1))}
 	if !s.since.IsZero() {
 		d.sinceMs = s.since.Add(-(s.cfg.PersistEvery + scheduleFlushTimeout + time.Second)).UnixMilli()
 	}
@@ -84,7 +83,7 @@ func (d *dedupScan) done(k int64) bool {
 		if d.reads > scheduleDedupMaxReads {
 			return false
 		}
-		us := s.st.ConsumeQueueUnits(meta.TopicSchedule, d.w.queue, j, 1)
+		us := s.st.ConsumeQueueUnits(Topic, d.w.queue, j, 1)
 		if len(us) == 0 {
 			return false
 		}

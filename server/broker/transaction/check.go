@@ -1,4 +1,4 @@
-package broker
+package transaction
 
 // The transaction check service: one round every transactionCheckInterval on a master
 // (Java: TransactionalMessageCheckService#onWaitEnd, TransactionalMessageServiceImpl#check).
@@ -18,7 +18,8 @@ package broker
 //  4. stores the new half offset and the op offset up to the first op message not yet
 //     matched.
 //
-// A round of one queue stops after 60 s (Java's MAX_PROCESS_TIME_LIMIT) or at Shutdown.
+// A round of one queue stops after 60 s (Java's MAX_PROCESS_TIME_LIMIT) or once Config.Stop
+// is closed (the broker's Shutdown).
 
 import (
 	"slices"
@@ -27,7 +28,6 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
-	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -69,7 +69,7 @@ type opPull struct {
 
 // checkRound is one queue's round.
 type checkRound struct {
-	b         *Broker
+	s         *Service
 	queueID   int32
 	timeoutMs int64
 	checkMax  int32
@@ -78,53 +78,54 @@ type checkRound struct {
 	doneOp    []int64         // op offsets whose half message is done
 }
 
-// checkTransactions runs one round over every half queue (Java:
+// Check runs one round over every half queue (Java:
 // TransactionalMessageServiceImpl#check with the broker's timeout and check max). An
-// unset (zero) TransactionCheckMax means Java's 15; a zero TransactionTimeOut is taken
-// as given (check at once), as Java takes transactionTimeOut=0.
-func (b *Broker) checkTransactions() {
-	timeout := b.opts.TransactionTimeOut
+// unset (zero) CheckMax means Java's 15; a zero TimeOut is taken as given (check at
+// once), as Java takes transactionTimeOut=0. Rounds must not overlap: the broker calls
+// Check from one goroutine.
+func (s *Service) Check() {
+	timeout := s.cfg.TimeOut
 	if timeout < 0 {
 		timeout = 0
 	}
-	checkMax := b.opts.TransactionCheckMax
+	checkMax := s.cfg.CheckMax
 	if checkMax <= 0 {
 		checkMax = 15
 	}
 	begin := time.Now()
 	// Java's fetchMessageQueues creates the half topic (1 queue, perm 6) on the first round.
-	tc, ok := b.topics.Get(meta.TopicTransHalf)
+	tc, ok := s.cfg.Topics.Get(HalfTopic)
 	if !ok {
 		var created bool
-		if tc, created = b.topics.CreateIfAbsent(meta.TopicTransHalf, 1, protocol.PermWrite|protocol.PermRead, 0); created {
-			b.announceTopic(tc)
+		if tc, created = s.cfg.Topics.CreateIfAbsent(HalfTopic, 1, protocol.PermWrite|protocol.PermRead, 0); created {
+			s.cfg.Announce(tc)
 		}
 	}
 	if tc.ReadQueueNums <= 0 {
-		b.log.Warn().Str("topic", meta.TopicTransHalf).Msg("the queue of topic is empty")
+		s.log.Warn().Str("topic", HalfTopic).Msg("the queue of topic is empty")
 		return
 	}
 	for q := int32(0); q < tc.ReadQueueNums; q++ {
-		r := &checkRound{b: b, queueID: q, timeoutMs: timeout.Milliseconds(), checkMax: checkMax}
+		r := &checkRound{s: s, queueID: q, timeoutMs: timeout.Milliseconds(), checkMax: checkMax}
 		if !r.run() {
 			break
 		}
 	}
-	b.log.Debug().Dur("took", time.Since(begin)).Msg("transaction check round done")
+	s.log.Debug().Dur("took", time.Since(begin)).Msg("transaction check round done")
 }
 
-// txConsumeOffset is the round's progress on a queue, the queue's min offset when none is
-// stored (Java: TransactionalMessageBridge#fetchConsumeOffset).
-func (b *Broker) txConsumeOffset(topic string, queueID int32) int64 {
-	if off := b.offsets.Query(TransCheckGroup, topic, queueID); off != -1 {
+// ConsumeOffset is the check's progress on a half or op queue: CheckGroup's offset, the
+// queue's min offset when none is stored (Java: TransactionalMessageBridge#fetchConsumeOffset).
+func (s *Service) ConsumeOffset(topic string, queueID int32) int64 {
+	if off := s.cfg.Offsets.Query(CheckGroup, topic, queueID); off != -1 {
 		return off
 	}
-	return b.store.MinOffsetInQueue(topic, queueID)
+	return s.st.MinOffsetInQueue(topic, queueID)
 }
 
-func (b *Broker) txStopping() bool {
+func (s *Service) stopping() bool {
 	select {
-	case <-b.stop:
+	case <-s.cfg.Stop:
 		return true
 	default:
 		return false
@@ -134,13 +135,13 @@ func (b *Broker) txStopping() bool {
 // run walks one half queue. It returns false when the store answered nothing (closed):
 // Java's check then ends with an exception, storing no progress.
 func (r *checkRound) run() bool {
-	b := r.b
+	s := r.s
 	start := time.Now()
 	r.startMs = start.UnixMilli()
-	halfOffset := b.txConsumeOffset(meta.TopicTransHalf, r.queueID)
-	opOffset := b.txConsumeOffset(meta.TopicTransOpHalf, r.queueID)
+	halfOffset := s.ConsumeOffset(HalfTopic, r.queueID)
+	opOffset := s.ConsumeOffset(OpHalfTopic, r.queueID)
 	if halfOffset < 0 || opOffset < 0 {
-		b.log.Error().Int32("queueId", r.queueID).Int64("halfOffset", halfOffset).Int64("opOffset", opOffset).
+		s.log.Error().Int32("queueId", r.queueID).Int64("halfOffset", halfOffset).Int64("opOffset", opOffset).
 			Msg("transaction check: illegal offset, skip this queue")
 		return true
 	}
@@ -152,7 +153,7 @@ func (r *checkRound) run() bool {
 	nullCount := 1
 	newOffset := halfOffset
 	for i := halfOffset; ; {
-		if time.Since(start) > maxCheckRoundTime || b.txStopping() {
+		if time.Since(start) > maxCheckRoundTime || s.stopping() {
 			break
 		}
 		if opOff, done := r.removeMap[i]; done {
@@ -176,17 +177,17 @@ func (r *checkRound) run() bool {
 			continue
 		}
 		if r.needDiscard(half) || r.needSkip(half) {
-			b.discardHalfMessage(half)
+			s.discardHalfMessage(half)
 			newOffset = i + 1
 			i++
 			continue
 		}
-		if half.rec.StoreTimestamp >= r.startMs {
+		if half.Record.StoreTimestamp >= r.startMs {
 			break // stored during this round: next round
 		}
-		age := time.Now().UnixMilli() - half.rec.BornTimestamp
+		age := time.Now().UnixMilli() - half.Record.BornTimestamp
 		immunity := r.timeoutMs
-		if v, has := half.props.Get(message.PropertyCheckImmunityTimeInSeconds); has {
+		if v, has := half.Props.Get(message.PropertyCheckImmunityTimeInSeconds); has {
 			immunity = immunityTime(v, r.timeoutMs)
 			if age < immunity && r.checkPrepareQueueOffset(half) {
 				newOffset = i + 1
@@ -217,10 +218,10 @@ func (r *checkRound) run() bool {
 		i++
 	}
 	if newOffset != halfOffset {
-		b.offsets.Commit(TransCheckGroup, meta.TopicTransHalf, r.queueID, newOffset)
+		s.cfg.Offsets.Commit(CheckGroup, HalfTopic, r.queueID, newOffset)
 	}
 	if newOp := nextOpOffset(r.doneOp, opOffset); newOp != opOffset {
-		b.offsets.Commit(TransCheckGroup, meta.TopicTransOpHalf, r.queueID, newOp)
+		s.cfg.Offsets.Commit(CheckGroup, OpHalfTopic, r.queueID, newOp)
 	}
 	return true
 }
@@ -228,8 +229,8 @@ func (r *checkRound) run() bool {
 // fillOpRemoveMap reads up to 32 op messages from offset (Java: fillOpRemoveMap). ok is
 // false when the store answered nothing.
 func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bool) {
-	b := r.b
-	res := b.store.GetMessage(TransCheckGroup, meta.TopicTransOpHalf, r.queueID, offset, opPullNums, nil)
+	s := r.s
+	res := s.st.GetMessage(CheckGroup, OpHalfTopic, r.queueID, offset, opPullNums, nil)
 	if res == nil {
 		return opPull{}, false
 	}
@@ -237,8 +238,8 @@ func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bo
 	op.next = res.NextBeginOffset
 	switch txStatus(res.Status) {
 	case txOffsetIllegal, txNoMatchedMsg:
-		b.log.Warn().Int64("offset", offset).Str("status", res.Status.String()).Msg("transaction check: op offset illegal")
-		b.offsets.Commit(TransCheckGroup, meta.TopicTransOpHalf, r.queueID, res.NextBeginOffset)
+		s.log.Warn().Int64("offset", offset).Str("status", res.Status.String()).Msg("transaction check: op offset illegal")
+		s.cfg.Offsets.Commit(CheckGroup, OpHalfTopic, r.queueID, res.NextBeginOffset)
 		return op, true
 	case txNoNewMsg:
 		return op, true
@@ -246,14 +247,14 @@ func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bo
 	for _, buf := range res.Buffers {
 		rec, err := message.DecodeRecord(buf)
 		if err != nil {
-			b.log.Error().Err(err).Msg("transaction check: undecodable op message")
+			s.log.Error().Err(err).Msg("transaction check: undecodable op message")
 			continue
 		}
 		op.found = true
 		op.lastBorn = rec.BornTimestamp
 		halfOff := txParseLong(string(rec.Body), -1)
-		if tags, _ := rec.Property(message.PropertyTags); string(tags) != transRemoveTag {
-			b.log.Error().Int64("opOffset", rec.QueueOffset).Str("tags", string(tags)).Msg("found an illegal tag in op message")
+		if tags, _ := rec.Property(message.PropertyTags); string(tags) != removeTag {
+			s.log.Error().Int64("opOffset", rec.QueueOffset).Str("tags", string(tags)).Msg("found an illegal tag in op message")
 			continue
 		}
 		if halfOff < miniOffset {
@@ -268,8 +269,8 @@ func (r *checkRound) fillOpRemoveMap(offset, miniOffset int64) (op opPull, ok bo
 // getHalf reads the half message at offset (Java: getHalfMsg). half is nil when there
 // is none; st and next then say why and where to go on. ok is false when the store
 // answered nothing.
-func (r *checkRound) getHalf(offset int64) (half *txMessage, st txPullStatus, next int64, ok bool) {
-	res := r.b.store.GetMessage(TransCheckGroup, meta.TopicTransHalf, r.queueID, offset, 1, nil)
+func (r *checkRound) getHalf(offset int64) (half *Message, st txPullStatus, next int64, ok bool) {
+	res := r.s.st.GetMessage(CheckGroup, HalfTopic, r.queueID, offset, 1, nil)
 	if res == nil {
 		return nil, 0, 0, false
 	}
@@ -278,9 +279,9 @@ func (r *checkRound) getHalf(offset int64) (half *txMessage, st txPullStatus, ne
 	if st != txFound || len(res.Buffers) == 0 {
 		return nil, st, next, true
 	}
-	half, err := decodeTxMessage(res.Buffers[0])
+	half, err := Decode(res.Buffers[0])
 	if err != nil {
-		r.b.log.Error().Err(err).Int64("offset", offset).Msg("transaction check: undecodable half message")
+		r.s.log.Error().Err(err).Int64("offset", offset).Msg("transaction check: undecodable half message")
 		return nil, txOffsetIllegal, offset + 1, true
 	}
 	return half, st, next, true
@@ -288,27 +289,27 @@ func (r *checkRound) getHalf(offset int64) (half *txMessage, st txPullStatus, ne
 
 // needDiscard counts this check in TRANSACTION_CHECK_TIMES, or reports the half message
 // checked checkMax times already (Java: needDiscard).
-func (r *checkRound) needDiscard(half *txMessage) bool {
+func (r *checkRound) needDiscard(half *Message) bool {
 	n := int64(1)
-	if v, ok := half.props.Get(message.PropertyTransactionCheckTimes); ok {
+	if v, ok := half.Props.Get(message.PropertyTransactionCheckTimes); ok {
 		n = txParseLong(v, -1)
 		if n >= int64(r.checkMax) {
 			return true
 		}
 		n++
 	}
-	half.props.Set(message.PropertyTransactionCheckTimes, strconv.FormatInt(n, 10))
+	half.Props.Set(message.PropertyTransactionCheckTimes, strconv.FormatInt(n, 10))
 	return false
 }
 
 // needSkip reports a half message born longer than fileReservedTime ago (Java: needSkip).
 // An unset FileReservedTime means the store's default, 72 h, not "discard everything".
-func (r *checkRound) needSkip(half *txMessage) bool {
-	reserved := r.b.opts.Store.FileReservedTime
+func (r *checkRound) needSkip(half *Message) bool {
+	reserved := r.s.cfg.FileReservedTime
 	if reserved <= 0 {
 		reserved = 72 * time.Hour
 	}
-	return time.Now().UnixMilli()-half.rec.BornTimestamp > reserved.Milliseconds()
+	return time.Now().UnixMilli()-half.Record.BornTimestamp > reserved.Milliseconds()
 }
 
 // immunityTime is CHECK_IMMUNITY_TIME_IN_SECONDS in ms; -1 (or junk) means the timeout.
@@ -323,8 +324,8 @@ func immunityTime(v string, timeoutMs int64) int64 {
 // checkPrepareQueueOffset decides a half message inside its immunity time (Java:
 // checkPrepareQueueOffset): done when the op message of its first copy was read,
 // otherwise re-put again. It reports whether the walk may pass it.
-func (r *checkRound) checkPrepareQueueOffset(half *txMessage) bool {
-	v, ok := half.props.Get(message.PropertyTransactionPreparedQueueOffset)
+func (r *checkRound) checkPrepareQueueOffset(half *Message) bool {
+	v, ok := half.Props.Get(message.PropertyTransactionPreparedQueueOffset)
 	if ok {
 		first := txParseLong(v, -1)
 		if first == -1 {
@@ -336,9 +337,9 @@ func (r *checkRound) checkPrepareQueueOffset(half *txMessage) bool {
 			return true
 		}
 	}
-	res, err := r.b.store.PutMessage(renewImmunityHalfMessage(half))
+	res, err := r.s.st.PutMessage(renewImmunityHalfMessage(half))
 	if err != nil || res.Status != store.PutOK {
-		r.b.log.Error().Err(err).Str("status", res.Status.String()).Msg("transaction check: re-put immunity half message failed")
+		r.s.log.Error().Err(err).Str("status", res.Status.String()).Msg("transaction check: re-put immunity half message failed")
 		return false
 	}
 	return true
@@ -346,27 +347,27 @@ func (r *checkRound) checkPrepareQueueOffset(half *txMessage) bool {
 
 // putBackAndCheck re-puts the half message and asks its producer about the new copy
 // (Java: putBackHalfMsgQueue, then resolveHalfMsg). It returns false when the put failed.
-func (r *checkRound) putBackAndCheck(half *txMessage) bool {
-	b := r.b
-	res, err := b.store.PutMessage(renewHalfMessage(half))
+func (r *checkRound) putBackAndCheck(half *Message) bool {
+	s := r.s
+	res, err := s.st.PutMessage(renewHalfMessage(half))
 	if err != nil || res.Status != store.PutOK {
-		b.log.Error().Err(err).Str("status", res.Status.String()).Int64("queueOffset", half.rec.QueueOffset).
+		s.log.Error().Err(err).Str("status", res.Status.String()).Int64("queueOffset", half.Record.QueueOffset).
 			Msg("transaction check: put back to half queue failed")
 		return false
 	}
-	group, _ := half.props.Get(message.PropertyProducerGroup)
+	group, _ := half.Props.Get(message.PropertyProducerGroup)
 	req, err := checkStateRequest(half, res.QueueOffset, res.WroteOffset)
 	if err != nil {
-		b.log.Error().Err(err).Int64("queueOffset", res.QueueOffset).Msg("send check message error")
+		s.log.Error().Err(err).Int64("queueOffset", res.QueueOffset).Msg("send check message error")
 		return true
 	}
-	ch := b.producers.AvailableChannel(group)
-	if ch == nil {
-		b.log.Warn().Str("group", group).Msg("check transaction failed, channel is null")
+	conn := s.cfg.Producer(group)
+	if conn == nil {
+		s.log.Warn().Str("group", group).Msg("check transaction failed, channel is null")
 		return true
 	}
-	if err := ch.Conn.InvokeOneway(req); err != nil {
-		b.log.Error().Err(err).Str("group", group).Str("remote", ch.Conn.RemoteAddr()).Msg("check transaction failed because invoke producer exception")
+	if err := conn.InvokeOneway(req); err != nil {
+		s.log.Error().Err(err).Str("group", group).Str("remote", conn.RemoteAddr()).Msg("check transaction failed because invoke producer exception")
 	}
 	return true
 }

@@ -1,4 +1,4 @@
-package broker
+package schedule
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
-	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -15,7 +14,7 @@ import (
 // scratch space is reused for every message, so steady delivery allocates only the
 // properties string it parses.
 type levelWorker struct {
-	s     *scheduleService
+	s     *Service
 	level int
 	queue int32 // SCHEDULE_TOPIC_XXXX queue: level-1
 	next  int64 // next ConsumeQueue offset to look at
@@ -24,13 +23,13 @@ type levelWorker struct {
 	msg   message.Message
 }
 
-func (s *scheduleService) newLevelWorker(level int) *levelWorker {
+func (s *Service) newLevelWorker(level int) *levelWorker {
 	return &levelWorker{s: s, level: level, queue: int32(level - 1), buf: make([]byte, 0, 512)}
 }
 
 // runLevel prepares a level (dispatch caught up, offset corrected, already delivered
 // messages skipped) and then delivers it until shutdown.
-func (s *scheduleService) runLevel(level int) {
+func (s *Service) runLevel(level int) {
 	defer s.wg.Done()
 	if !s.waitDispatch() {
 		return
@@ -63,7 +62,7 @@ func (w *levelWorker) prepare() {
 // the reset in executeOnTimeup when the unit is gone).
 func (w *levelWorker) clamp(off int64, logIt bool) int64 {
 	st := w.s.st
-	lo, hi := st.MinOffsetInQueue(meta.TopicSchedule, w.queue), st.MaxOffsetInQueue(meta.TopicSchedule, w.queue)
+	lo, hi := st.MinOffsetInQueue(Topic, w.queue), st.MaxOffsetInQueue(Topic, w.queue)
 	c := off
 	if c < lo {
 		c = lo
@@ -84,7 +83,7 @@ func (w *levelWorker) clamp(off int64, logIt bool) int64 {
 func (w *levelWorker) round() time.Duration {
 	s := w.s
 	w.next = w.clamp(w.next, true)
-	units := s.st.ConsumeQueueUnits(meta.TopicSchedule, w.queue, w.next, scheduleBatch)
+	units := s.st.ConsumeQueueUnits(Topic, w.queue, w.next, scheduleBatch)
 	if len(units) == 0 {
 		return schedulePollInterval
 	}
@@ -188,7 +187,7 @@ func (w *levelWorker) timeup(rec []byte, off int64) bool {
 			Msg("schedule: delayed message without a real topic and queue, skipped")
 		return false
 	}
-	if topic == meta.TopicTransHalf {
+	if topic == transHalfTopic {
 		s.log.Error().Int("level", w.level).Int64("offset", off).
 			Msg("schedule: [BUG] the real topic of a delayed message is the transaction half topic, discarded")
 		return false

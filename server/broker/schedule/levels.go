@@ -1,4 +1,4 @@
-package broker
+package schedule
 
 import (
 	"errors"
@@ -16,11 +16,11 @@ const defaultMessageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 2
 // not load and the broker does not start).
 var ErrBadDelayLevel = errors.New("broker: bad messageDelayLevel")
 
-// parseDelayLevels parses messageDelayLevel into the delay of each level, level 1 first
+// ParseLevels parses messageDelayLevel into the delay of each level, level 1 first
 // (Java: ScheduleMessageService#parseDelayLevel). Java splits on single spaces with
 // String#split, which drops trailing empty fields but fails on any other empty one; so
 // does this. An empty string means the default table.
-func parseDelayLevels(s string) ([]time.Duration, error) {
+func ParseLevels(s string) ([]time.Duration, error) {
 	if s == "" {
 		s = defaultMessageDelayLevel
 	}
