@@ -25,6 +25,13 @@ var brokerMapped = []struct {
 	{"autoDeleteUnusedStats", "true", func(o *broker.Options) bool { return o.Config.Broker.AutoDeleteUnusedStats }},
 	{"configBlackList", "a;b", func(o *broker.Options) bool { return o.Config.Broker.ConfigBlackList == "a;b" }},
 	{"enableScheduleMessageStats", "false", func(o *broker.Options) bool { return !o.Config.Store.EnableScheduleMessageStats }},
+	// replication (MessageStoreConfig)
+	{"haSendHeartbeatInterval", "7000", func(o *broker.Options) bool { return o.HA.HeartbeatInterval == 7*time.Second }},
+	{"haHousekeepingInterval", "30000", func(o *broker.Options) bool { return o.HA.HousekeepingInterval == 30*time.Second }},
+	{"haTransferBatchSize", "65536", func(o *broker.Options) bool { return o.HA.TransferBatchSize == 65536 }},
+	{"haSlaveFallbehindMax", "1048576", func(o *broker.Options) bool { return o.HA.SlaveFallbehindMax == 1<<20 }},
+	{"haMasterAddress", "10.0.0.9:10912", func(o *broker.Options) bool { return o.HAMasterAddress == "10.0.0.9:10912" }},
+	{"slaveTimeout", "4000", func(o *broker.Options) bool { return o.SlaveTimeout == 4*time.Second }},
 	// NettyServerConfig
 	{"listenPort", "20911", func(o *broker.Options) bool { return o.ListenAddr == "0.0.0.0:20911" && o.EnableVIP }},
 	// BrokerConfig
@@ -214,7 +221,9 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"ForceRegister", "CompressedRegister", "FlushConsumerOffsetInterval", "StartAcceptSendRequestTime",
 			"SendThreadPoolQueueCapacity", "WaitTimeInSendQueue", "PullThreads", "PullThreadPoolQueueCapacity",
 			"WaitTimeInPullQueue", "AdminThreads",
-			"EventLoops", // gnet's loops: no Java property (Netty's selector threads differ in kind)
+			"EventLoops",                            // gnet's loops: no Java property (Netty's selector threads differ in kind)
+			"HA", "HAMasterAddress", "SlaveTimeout", // haSendHeartbeatInterval, haHousekeepingInterval, haTransferBatchSize, haSlaveFallbehindMax, haMasterAddress, slaveTimeout
+			"SlaveSyncPeriod", // no Java property: SlaveSynchronize runs every 10 s
 			"Store", "Logger",
 			"Config"}, // the whole configuration, for GET/UPDATE_BROKER_CONFIG
 		"store.Config": {"RootDir", "CommitLogDir", "MappedFileSizeCommitLog", "MappedFileSizeConsumeQueue", "FlushDiskType",

@@ -14,7 +14,6 @@ const (
 	whyClient    = "the broker's outbound client (registration) uses fixed settings: 3 s dial timeout, no TLS"
 	whyPool      = "this executor has no separate pool in Skyrocket (the request runs inline or on a fixed-size pool)"
 	whyNotYet    = "not yet in broker.Options: the broker behaves as with Java's default"
-	whyHA        = "master/slave replication (package ha) is not built yet"
 	whyDLedger   = "DLedger is not supported (enableDLegerCommitLog=true is refused)"
 	whyJavaOnly  = "a Java implementation detail with no counterpart (JVM, plug-in classes, logging, commercial statistics)"
 	whyStoreImpl = "a knob of Java's store implementation; Skyrocket's store writes straight into the mapped file and has no equivalent"
@@ -111,12 +110,6 @@ var brokerIneffective = map[string]string{
 	"transientStorePoolEnable":                 whyStoreImpl,
 	"transientStorePoolSize":                   whyStoreImpl,
 	"fastFailIfNoBufferInStorePool":            whyStoreImpl,
-	"haSendHeartbeatInterval":                  whyHA,
-	"haHousekeepingInterval":                   whyHA,
-	"haTransferBatchSize":                      whyHA,
-	"haMasterAddress":                          whyHA,
-	"haSlaveFallbehindMax":                     whyHA,
-	"slaveTimeout":                             whyHA,
 	"flushDelayOffsetInterval":                 whyNotYet,
 	"dLegerGroup":                              whyDLedger,
 	"dLegerPeers":                              whyDLedger,
