@@ -94,8 +94,9 @@ func (s *Store) isBatchFull(sizePy int32, maxMsgNums, bufferTotal, messageTotal 
 }
 
 // GetMessage reads up to maxMsgNums messages of a queue from a logical offset, with
-// Java's statuses and nextBeginOffset rules (DefaultMessageStore#getMessage). It returns
-// nil when the store is closed (Java returns null; the broker answers SYSTEM_ERROR).
+// Java's statuses and nextBeginOffset rules (DefaultMessageStore#getMessage), except for
+// an offset put but not dispatched yet (below). It returns nil when the store is closed
+// (Java returns null; the broker answers SYSTEM_ERROR).
 func (s *Store) GetMessage(group, topic string, queueID int32, offset int64, maxMsgNums int, filter Filter) *GetResult {
 	if s.closed.Load() {
 		return nil
@@ -107,12 +108,28 @@ func (s *Store) GetMessage(group, topic string, queueID int32, offset int64, max
 	maxOffsetPy := s.cl.maxOffset()
 
 	cq := s.findCQ(topic, queueID)
-	var minOffset, maxOffset int64
-	if cq != nil {
-		minOffset, maxOffset = cq.minOffsetInQueue(), cq.maxOffsetInQueue()
+	minOffset, maxOffset := cq.bounds()
+	undispatched := false
+	if offset > maxOffset && offset <= s.nextQueueOffset(topic, queueID) {
+		// The offset is one a put already answered (or the next one), but the dispatcher
+		// has not reached it: a send's answer does not wait for dispatch, and the first
+		// message of a queue waits for its ConsumeQueue file to be created and synced.
+		// Java answers OFFSET_OVERFLOW_BADLY or NO_MESSAGE_IN_QUEUE here (its window is
+		// shorter, not absent), i.e. PULL_OFFSET_MOVED, and a client then drops the queue
+		// and restarts it from nextBeginOffset, before the offset it sought (issue 8).
+		// Answer "nothing yet" at the same offset instead: the pull is held or retried.
+		// Read in this order: the put offset, whether dispatch is behind, then the queue
+		// again, so a dispatch that finished meanwhile is seen.
+		behind := s.DispatchBehindBytes() > 0
+		cq = s.findCQ(topic, queueID)
+		minOffset, maxOffset = cq.bounds()
+		undispatched = behind && offset > maxOffset
 	}
 	// A queue without a ConsumeQueue behaves as an empty one: Java creates it on lookup.
 	switch {
+	case undispatched:
+		r.Status = GetOffsetOverflowOne
+		r.NextBeginOffset = s.nextOffsetCorrection(offset, offset)
 	case maxOffset == 0:
 		r.Status = GetNoMessageInQueue
 		r.NextBeginOffset = s.nextOffsetCorrection(offset, 0)
@@ -214,6 +231,25 @@ func storeMax(v *atomic.Int64, x int64) {
 			return
 		}
 	}
+}
+
+// bounds is the queue's first available and next logical offsets, 0 and 0 for nil.
+func (cq *consumeQueue) bounds() (minOffset, maxOffset int64) {
+	if cq == nil {
+		return 0, 0
+	}
+	return cq.minOffsetInQueue(), cq.maxOffsetInQueue()
+}
+
+// nextQueueOffset is the logical offset the queue's next put gets (Java: CommitLog's
+// topicQueueTable), 0 for a queue never written. It takes the append lock.
+func (s *Store) nextQueueOffset(topic string, queueID int32) int64 {
+	s.putMu.Lock()
+	defer s.putMu.Unlock()
+	if p := s.topicQueue[cqKey{topic, queueID}]; p != nil {
+		return *p
+	}
+	return 0
 }
 
 // MaxOffsetInQueue is the queue's next logical offset, 0 when unknown.

@@ -1,6 +1,10 @@
 package store
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,4 +221,55 @@ func TestStore_OffsetInQueueByTime(t *testing.T) {
 	if s.OffsetInQueueByTime("Nope", 0, ms) != 0 || s.EarliestMessageTime("Nope", 0) != -1 {
 		t.Error("unknown queue answers")
 	}
+}
+
+// A get of an offset a put already answered, made before the dispatcher reached it (here it
+// is held creating another queue's first ConsumeQueue file), answers OFFSET_OVERFLOW_ONE at
+// that offset, so the broker answers PULL_NOT_FOUND and the consumer keeps it; Java answers
+// OFFSET_OVERFLOW_BADLY / NO_MESSAGE_IN_QUEUE (PULL_OFFSET_MOVED), and a Go lite pull
+// consumer that sought there restarts the queue before it (issue 8). Past the puts, and once
+// dispatched, the answers are Java's.
+func TestGetMessage_PutButNotDispatched(t *testing.T) {
+	c := testConfig(t)
+	gate, held := make(chan struct{}), make(chan struct{})
+	var heldOnce, gateOnce sync.Once
+	c.fallocate = func(f *os.File, size int64) error {
+		if strings.Contains(f.Name(), filepath.Join("consumequeue", "TopicG", "1")) {
+			heldOnce.Do(func() { close(held) })
+			<-gate
+		}
+		return preallocate(f, size)
+	}
+	s := openStore(t, c)
+	defer s.Close()
+	open := func() { gateOnce.Do(func() { close(gate) }) }
+	defer open() // before Close, which waits for the dispatcher
+	mustPut(t, s, testMessage("TopicG", 0, body(0), ""))
+	waitDispatched(t, s)
+	mustPut(t, s, testMessage("TopicG", 1, body(0), ""))
+	<-held
+	for i := 1; i < 5; i++ {
+		mustPut(t, s, testMessage("TopicG", 0, body(i), ""))
+	}
+	if got := s.MaxOffsetInQueue("TopicG", 0); got != 1 {
+		t.Fatalf("max offset of queue 0 while dispatch is held: %d, want 1", got)
+	}
+	checkGet(t, s, 2, 32, nil, GetOffsetOverflowOne, 2, 0) // Java: OFFSET_OVERFLOW_BADLY, next 1
+	checkGet(t, s, 5, 32, nil, GetOffsetOverflowOne, 5, 0)
+	checkGet(t, s, 6, 32, nil, GetOffsetOverflowBadly, 1, 0) // never put: Java's answer
+	checkGet(t, s, 0, 32, nil, GetFound, 1, 1)
+	for _, c := range []struct {
+		offset, next int64
+		status       GetStatus
+	}{{1, 1, GetOffsetOverflowOne}, {3, 0, GetNoMessageInQueue}} { // queue 1: no ConsumeQueue yet
+		r := s.GetMessage("g", "TopicG", 1, c.offset, 32, nil)
+		if r.Status != c.status || r.NextBeginOffset != c.next {
+			t.Fatalf("queue 1 offset %d: %v next %d, want %v %d", c.offset, r.Status, r.NextBeginOffset, c.status, c.next)
+		}
+		r.Release()
+	}
+	open()
+	waitDispatched(t, s)
+	checkGet(t, s, 2, 32, nil, GetFound, 5, 3)
+	checkGet(t, s, 6, 32, nil, GetOffsetOverflowBadly, 5, 0)
 }
