@@ -147,6 +147,10 @@ func (s *Store) dispatchRecord(r *message.Record, doCQ, doIndex, notify bool) er
 			s.ckpt.logicsTs.Store(r.StoreTimestamp)
 			if s.cfg.Slave {
 				s.ckpt.physicTs.Store(r.StoreTimestamp)
+				if notify { // replicated, not replayed: a slave's put figures show replication (Java: reput)
+					s.stats.putTimes.Add(1)
+					s.stats.putBytes.Add(int64(r.StoreSize))
+				}
 			}
 			if notify && !s.cfg.Slave && s.cfg.OnArrive != nil {
 				s.cfg.OnArrive(cq.topic, r.QueueID, r.QueueOffset+1, tagsCode, r.StoreTimestamp, r.Properties)

@@ -143,3 +143,25 @@ func TestHA_CommitLogChunk(t *testing.T) {
 		t.Fatal("data at the end")
 	}
 }
+
+// A slave's put figures count the replicated messages, as Java's reput does on a slave
+// (DefaultMessageStore: putTps and putMessageTimesTotal show the replication rate).
+func TestHA_Slave_CountsReplicatedPuts(t *testing.T) {
+	master := openStore(t, testConfig(t))
+	defer master.Close()
+	sc := testConfig(t)
+	sc.Slave = true
+	slave := openStore(t, sc)
+	defer slave.Close()
+	for i := 0; i < 10; i++ {
+		mustPut(t, master, testMessage("TopicS", 0, body(i), ""))
+	}
+	replicate(t, master, slave, rand.New(rand.NewSource(1)))
+	waitDispatched(t, slave)
+	if got := slave.RuntimeInfo()["putMessageTimesTotal"]; got != "10" {
+		t.Fatalf("slave putMessageTimesTotal %q, want 10", got)
+	}
+	if m, s := master.RuntimeInfo()["putMessageSizeTotal"], slave.RuntimeInfo()["putMessageSizeTotal"]; m != s {
+		t.Fatalf("putMessageSizeTotal master %s slave %s", m, s)
+	}
+}
