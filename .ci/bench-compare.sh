@@ -3,7 +3,7 @@
 # (from Maven Central, conformance/java) and mqbench's null broker, on this machine, in one run.
 # docs/benchmarks.md ("Side by side with Java") has the results and what they mean.
 #
-#   .ci/bench-compare.sh [step...]      steps: send route semantics rss alloc (default: all)
+#   .ci/bench-compare.sh [step...]      steps: send route ha semantics rss alloc (default: all)
 #
 # Environment (defaults in brackets):
 #   BENCH_ROUNDS [3]        rounds per comparison; sides alternate, the order rotates per round
@@ -11,6 +11,7 @@
 #   BENCH_WARMUP [10s]      unmeasured load before it (the JVM's JIT is warm by then)
 #   BENCH_CONNS [4] BENCH_WINDOW [16]     4 connections x 16 in flight = 64
 #   BENCH_FLUSHES ["ASYNC_FLUSH SYNC_FLUSH"] BENCH_QUEUES ["1 8"]   the send step's runs
+#   BENCH_HA_ROLES ["SYNC_MASTER ASYNC_MASTER"]   the ha step's master roles (master + slave pairs)
 #   BENCH_SEM_MESSAGES [200000]           messages per run of the semantics step
 #   BENCH_RSS_MESSAGES [10000000]         messages stored by the rss step (x ~1.2 KiB on disk)
 #   BENCH_RSS_JAVA [1]      also measure Java's RssAnon after the same number of messages
@@ -43,7 +44,7 @@ SEM_JAVA=${BENCH_SEM_JAVA:-1}
 SERVER_HEAP=${SERVER_HEAP:-"-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"}
 BIN=$(cd "${BIN:-bin}" && pwd)
 OUT=${BENCH_OUT:-$REPO/.cache/bench-compare/$(date -u +%Y%m%dT%H%M%SZ)}
-STEPS=${*:-send route semantics rss alloc}
+STEPS=${*:-send route ha semantics rss alloc}
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -71,6 +72,7 @@ cleanup() {
   mkdir -p "$OUT/logs"
   cp "$WORK"/*.log "$WORK"/*.out "$OUT/logs/" 2>/dev/null || true
   cp -r "$WORK/java-home/logs" "$OUT/logs/java" 2>/dev/null || true
+  cp -r "$WORK/java-home-slave/logs" "$OUT/logs/java-slave" 2>/dev/null || true
   if [ -z "${BENCH_WORK:-}" ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -113,19 +115,21 @@ XML
   done
 }
 
-# java_cmd MAIN CONF: the command line of a Java server (no shell: mqbench starts it).
+# java_cmd MAIN CONF [HOME]: the command line of a Java server (no shell: mqbench starts
+# it); HOME (default $WORK/java-home, made by java_home) holds its logback files and logs.
 java_cmd() {
-  local main=$1 conf=$2 home=$WORK/java-home
+  local main=$1 conf=$2 home=${3:-$WORK/java-home}
   echo "ROCKETMQ_HOME=$home java $SERVER_HEAP ${JAVA17_OPENS[*]} -Duser.home=$home -Drocketmq.home.dir=$home -cp $JAVA_CP $main -c $conf"
 }
 
-# broker_conf FILE PORT NAMESRV STORE FLUSH: the same lines for Java and Skyrocket.
+# broker_conf FILE PORT NAMESRV STORE FLUSH [ROLE [ID]]: the same lines for Java and
+# Skyrocket (ROLE ASYNC_MASTER and brokerId 0 unless given).
 broker_conf() {
   cat >"$1" <<EOF
 brokerClusterName=DefaultCluster
 brokerName=broker-a
-brokerId=0
-brokerRole=ASYNC_MASTER
+brokerId=${7:-0}
+brokerRole=${6:-ASYNC_MASTER}
 flushDiskType=$5
 brokerIP1=127.0.0.1
 brokerIP2=127.0.0.1
@@ -196,6 +200,60 @@ step_send() {
       compare_brokers "send-$flush-q$q" "$flush" -t SkyBench -create-topic -q "$q" -s 1024 \
         -c "$CONNS" -w "$WINDOW" -kind async -d "$DURATION" -warmup "$WARMUP"
     done
+  done
+}
+
+# The ha step: master/slave pairs, each side its own NameServer, master and slave on empty
+# stores. mqbench starts the master (-server-cmd) and, once it listens, the slave
+# (-slave-cmd), waits until the slave holds what the master stored (the Java slave makes
+# its first report ~5 s after connecting; a SYNC_MASTER answers SEND_OK only from then
+# on), and measures both processes over the same window; the lag is sampled every
+# 100 ms from GET_BROKER_RUNTIME_INFO on both (commitLogMaxOffset master - slave).
+# Slaves follow haMasterAddress (the master's listenPort+1), so a slave never waits for
+# the master's registration to reach the NameServer (30 s, registerNameServerPeriod).
+
+# slave_port USED...: a broker port whose -2..+1 neighbourhood is free and clear of the
+# given ports' neighbourhoods.
+slave_port() {
+  local p u ok i
+  for i in $(seq 1 50); do
+    read -r _ p < <(free_ports)
+    ok=1
+    for u in "$@"; do
+      if [ $((p - u)) -le 3 ] && [ $((u - p)) -le 3 ]; then ok=0; fi
+    done
+    if [ $ok = 1 ]; then
+      echo "$p"
+      return 0
+    fi
+  done
+  echo "bench-compare: no free slave port" >&2
+  return 1
+}
+
+step_ha() {
+  start_namesrvs
+  local jsp ssp role jargs sargs
+  jsp=$(slave_port "$JBP" "$SBP")
+  ssp=$(slave_port "$JBP" "$SBP" "$jsp")
+  java_home "$WORK/java-home-slave"
+  for role in ${BENCH_HA_ROLES:-SYNC_MASTER ASYNC_MASTER}; do
+    broker_conf "$WORK/java-$role.conf" "$JBP" "$JN" "$WORK/java-store" ASYNC_FLUSH "$role" 0
+    broker_conf "$WORK/java-slave.conf" "$jsp" "$JN" "$WORK/java-slave-store" ASYNC_FLUSH SLAVE 1
+    echo "haMasterAddress=127.0.0.1:$((JBP + 1))" >>"$WORK/java-slave.conf"
+    broker_conf "$WORK/sky-$role.conf" "$SBP" "$SN" "$WORK/sky-store" ASYNC_FLUSH "$role" 0
+    broker_conf "$WORK/sky-slave.conf" "$ssp" "$SN" "$WORK/sky-slave-store" ASYNC_FLUSH SLAVE 1
+    echo "haMasterAddress=127.0.0.1:$((SBP + 1))" >>"$WORK/sky-slave.conf"
+    jargs="-slave 127.0.0.1:$jsp -slave-cmd '$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-slave.conf" "$WORK/java-home-slave")' -slave-prep 'rm -rf $WORK/java-slave-store'"
+    sargs="-slave 127.0.0.1:$ssp -slave-cmd '$BIN/mqbroker -c $WORK/sky-slave.conf' -slave-prep 'rm -rf $WORK/sky-slave-store'"
+    log "ha-$role"
+    "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/ha-$role.json" \
+      -base "java=$JB" -base-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$role.conf")" \
+      -base-prep "rm -rf $WORK/java-store" -base-args "$jargs" \
+      -target "skyrocket=$SB" -target-cmd "$BIN/mqbroker -c $WORK/sky-$role.conf" -target-prep "rm -rf $WORK/sky-store" \
+      -target-args "$sargs" \
+      produce -server-log "$WORK/servers.log" -startup-timeout 180s -t SkyBench -create-topic -q 8 -s 1024 \
+      -c "$CONNS" -w "$WINDOW" -kind async -d "$DURATION" -warmup "$WARMUP" 2>&1 | tee -a "$OUT/ha-$role.txt" "$OUT/bench-compare.txt"
   done
 }
 
@@ -287,12 +345,14 @@ done
 {
   echo
   echo "== bars (Skyrocket against Java 4.9.7 and the null broker, medians)"
-  for f in "$OUT"/send-*.txt "$OUT"/route.txt; do
+  for f in "$OUT"/send-*.txt "$OUT"/route.txt "$OUT"/ha-*.txt; do
     [ -f "$f" ] || continue
     n=$(basename "$f" .txt)
     awk -v n="$n" '
       $1 == "skyrocket/java" && $2 == "throughput" { bar = (n == "route") ? 3 : 2; printf "%-22s skyrocket/java throughput  %6.2f  (bar >= %d)  %s\n", n, $3, bar, ($3 >= bar ? "met" : "MISSED") }
       n == "route" { next }
+      n ~ /^ha-/ && $1 == "skyrocket/java" && $2 == "pair" { printf "%-22s skyrocket/java CPU/msg, master + slave %6.2f\n", n, $6 }
+      n ~ /^ha-/ && $1 == "skyrocket/java" && $2 == "lag" && $3 == "p99" && $4 != "time" { printf "%-22s skyrocket/java lag p99    %6.2f\n", n, $4 }
       $1 == "skyrocket/java" && $2 == "p99" { printf "%-22s skyrocket/java p99 latency %6.2f  (bar <= 0.33) %s\n", n, $4, ($4 <= 0.334 ? "met" : "MISSED") }
       $1 == "skyrocket/java" && $2 == "peak" && $3 == "rss" && $4 != "anon" { printf "%-22s skyrocket/java VmHWM       %6.2f  (bar <= 0.10) %s\n", n, $4, ($4 <= 0.1 ? "met" : "MISSED") }
       $1 == "skyrocket/java" && $2 == "peak" && $4 == "anon" { printf "%-22s skyrocket/java RssAnon     %6.2f  (bar <= 0.10) %s\n", n, $5, ($5 <= 0.1 ? "met" : "MISSED") }

@@ -71,8 +71,20 @@ type CompareReport struct {
 // figure is one compared quantity of a run.
 type figure struct {
 	key, unit string
-	get       func(r *Result) float64 // 0: not measured in this run
+	get       func(r *Result) float64 // 0: not measured in this run, unless has says it was
+	has       func(r *Result) bool    // nil: measured when get > 0 (a lag of 0 is a figure)
 }
+
+// value is f of r, and whether r measured it.
+func (f *figure) value(r *Result) (float64, bool) {
+	x := f.get(r)
+	if f.has != nil {
+		return x, f.has(r)
+	}
+	return x, x > 0 || f.key == "errors"
+}
+
+func hasLag(r *Result) bool { return r.Replication != nil && r.Replication.Samples > 0 }
 
 func serverFig(f func(p *ProcReport) float64) func(r *Result) float64 {
 	return func(r *Result) float64 {
@@ -92,6 +104,15 @@ func latencyFig(f func(l *Latency) float64) func(r *Result) float64 {
 	}
 }
 
+func lagFig(f func(l *LagReport) float64) func(r *Result) float64 {
+	return func(r *Result) float64 {
+		if r.Replication == nil {
+			return 0
+		}
+		return f(r.Replication)
+	}
+}
+
 func deliveryFig(f func(d *DeliveryReport) float64) func(r *Result) float64 {
 	return func(r *Result) float64 {
 		if r.Delivery == nil {
@@ -102,22 +123,39 @@ func deliveryFig(f func(d *DeliveryReport) float64) func(r *Result) float64 {
 }
 
 var figures = []figure{
-	{"throughput", "msg/s", func(r *Result) float64 { return r.MsgsPerSec }},
-	{"p50 latency", "ms", latencyFig(func(l *Latency) float64 { return l.P50 })},
-	{"p99 latency", "ms", latencyFig(func(l *Latency) float64 { return l.P99 })},
-	{"p999 latency", "ms", latencyFig(func(l *Latency) float64 { return l.P999 })},
-	{"cpu per message", "CPU s/10^6 msgs", serverFig(func(p *ProcReport) float64 { return p.CPUSecPerMillion })},
-	{"peak rss", "MiB VmHWM", serverFig(func(p *ProcReport) float64 { return p.PeakRSSMiB })},
-	{"peak rss anon", "MiB RssAnon", serverFig(func(p *ProcReport) float64 { return p.PeakAnonMiB })},
-	{"startup", "ms", func(r *Result) float64 { return r.StartupMs }},
-	{"delivery rate", "msg/s stored", deliveryFig(func(d *DeliveryReport) float64 { return d.RatePerSec })},
+	{"throughput", "msg/s", func(r *Result) float64 { return r.MsgsPerSec }, nil},
+	{"p50 latency", "ms", latencyFig(func(l *Latency) float64 { return l.P50 }), nil},
+	{"p99 latency", "ms", latencyFig(func(l *Latency) float64 { return l.P99 }), nil},
+	{"p999 latency", "ms", latencyFig(func(l *Latency) float64 { return l.P999 }), nil},
+	{"cpu per message", "CPU s/10^6 msgs", serverFig(func(p *ProcReport) float64 { return p.CPUSecPerMillion }), nil},
+	{"peak rss", "MiB VmHWM", serverFig(func(p *ProcReport) float64 { return p.PeakRSSMiB }), nil},
+	{"peak rss anon", "MiB RssAnon", serverFig(func(p *ProcReport) float64 { return p.PeakAnonMiB }), nil},
+	{"slave cpu per message", "CPU s/10^6 msgs", func(r *Result) float64 {
+		if r.Slave == nil || r.Slave.SampleError != "" {
+			return 0
+		}
+		return r.Slave.CPUSecPerMillion
+	}, nil},
+	{"pair cpu per message", "CPU s/10^6 msgs, server + slave", func(r *Result) float64 { return r.pairCPUPerMillion() }, nil},
+	{"slave peak rss anon", "MiB RssAnon", func(r *Result) float64 {
+		if r.Slave == nil || r.Slave.SampleError != "" {
+			return 0
+		}
+		return r.Slave.PeakAnonMiB
+	}, nil},
+	{"lag p50", "KiB", lagFig(func(l *LagReport) float64 { return l.P50KiB }), hasLag},
+	{"lag p99", "KiB", lagFig(func(l *LagReport) float64 { return l.P99KiB }), hasLag},
+	{"lag max", "KiB", lagFig(func(l *LagReport) float64 { return l.MaxKiB }), hasLag},
+	{"lag p99 time", "ms at the write rate", lagFig(func(l *LagReport) float64 { return l.P99Ms }), nil},
+	{"startup", "ms", func(r *Result) float64 { return r.StartupMs }, nil},
+	{"delivery rate", "msg/s stored", deliveryFig(func(d *DeliveryReport) float64 { return d.RatePerSec }), nil},
 	{"delivery p99 lateness", "ms", deliveryFig(func(d *DeliveryReport) float64 {
 		if d.Lateness == nil {
 			return 0
 		}
 		return d.Lateness.P99
-	})},
-	{"errors", "count", func(r *Result) float64 { return float64(r.ErrorCount) }},
+	}), nil},
+	{"errors", "count", func(r *Result) float64 { return float64(r.ErrorCount) }, nil},
 }
 
 // sideFlags registers -ROLE, -ROLE-cmd, -ROLE-prep and -ROLE-pid.
@@ -264,7 +302,7 @@ func spreads(rs []*Result) map[string]Spread {
 	for _, f := range figures {
 		var v []float64
 		for _, r := range rs {
-			if x := f.get(r); x > 0 || (f.key == "errors" && len(rs) > 0) {
+			if x, ok := f.value(r); ok {
 				v = append(v, x)
 			}
 		}
@@ -285,11 +323,12 @@ func ratioReports(t, o *side) []RatioReport {
 		}
 		var tv, ov, per []float64
 		for i := range min(len(t.results), len(o.results)) {
-			a, b := f.get(t.results[i]), f.get(o.results[i])
-			if a > 0 {
+			a, aok := f.value(t.results[i])
+			b, bok := f.value(o.results[i])
+			if aok {
 				tv = append(tv, a)
 			}
-			if b > 0 {
+			if bok {
 				ov = append(ov, b)
 			}
 			if a > 0 && b > 0 {
@@ -298,6 +337,9 @@ func ratioReports(t, o *side) []RatioReport {
 		}
 		if len(tv) == 0 || len(ov) == 0 || len(per) == 0 {
 			continue
+		}
+		if median(ov) <= 0 {
+			continue // a ratio to nothing (a lag of 0)
 		}
 		slices.Sort(per)
 		out = append(out, RatioReport{Label: t.name + "/" + o.name, Figure: f.key,

@@ -44,4 +44,13 @@
 // the process's own memory, the mapped store files aside) and RssFile, and mqbench's own
 // CPU (to show the client is not the limit). -json prints the same as JSON, -json-out
 // writes it to a file as well.
+//
+// A master and its slave (pair.go): -slave ADDR names the slave of the master under load
+// (-b); -slave-cmd starts it once the -server-cmd master accepts connections. Before the
+// warm-up mqbench waits until the slave holds what the master stored (a connected slave
+// that has reported); during the measured window it samples the slave's /proc like the
+// master's and the replication lag, commitLogMaxOffset of the master minus the slave's
+// (GET_BROKER_RUNTIME_INFO to both at once, every -lag-interval); after it, how long the
+// slave takes to hold the master's end. compare reports slave and pair (master + slave)
+// CPU per message and the lag next to the other figures.
 package main

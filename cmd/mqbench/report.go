@@ -30,6 +30,8 @@ type Result struct {
 	ErrorCount     int64             `json:"error_count"`
 	ConnErrors     []string          `json:"connection_errors,omitempty"`
 	Server         *ProcReport       `json:"server,omitempty"`
+	Slave          *ProcReport       `json:"slave,omitempty"` // -slave-cmd: the master's slave, same window
+	Replication    *LagReport        `json:"replication,omitempty"`
 	Client         *ProcReport       `json:"client,omitempty"`
 	StartupMs      float64           `json:"startup_ms,omitempty"`
 	Delivery       *DeliveryReport   `json:"delivery,omitempty"`
@@ -138,6 +140,23 @@ func (r *Result) writeText(w io.Writer) {
 				s.AnonAfterMiB, s.PeakAnonMiB, s.FileAfterMiB)
 		}
 	}
+	if s := r.Slave; s != nil {
+		if s.SampleError != "" {
+			fmt.Fprintf(w, "  slave       pid %d: %s\n", s.PID, s.SampleError)
+		} else {
+			fmt.Fprintf(w, "  slave       pid %d: %.2f CPU s (%.2f CPU s per million msgs, %.2f cores busy), RssAnon %.1f MiB peak sampled, RssFile %.1f MiB after\n",
+				s.PID, s.CPUSeconds, s.CPUSecPerMillion, s.CPUUtilization, s.PeakAnonMiB, s.FileAfterMiB)
+			if v := r.pairCPUPerMillion(); v > 0 {
+				fmt.Fprintf(w, "  pair        %.2f CPU s per million msgs (server + slave)\n", v)
+			}
+		}
+	}
+	if l := r.Replication; l != nil {
+		fmt.Fprintf(w, "  lag KiB     master - slave commitLogMaxOffset, %d samples (%d failed): p50 %.1f  p99 %.1f  max %.1f  mean %.1f\n",
+			l.Samples, l.Errors, l.P50KiB, l.P99KiB, l.MaxKiB, l.MeanKiB)
+		fmt.Fprintf(w, "  lag ms      at the master's %.1f MiB/s: p99 %.2f  max %.2f; slave caught up %.0f ms after the first accepted request, held the master's end %.1f ms after the run\n",
+			l.WriteMiBPerSec, l.P99Ms, l.MaxMs, l.CaughtUpMs, l.DrainMs)
+	}
 	if c := r.Client; c != nil && c.SampleError == "" {
 		fmt.Fprintf(w, "  client      %.2f CPU s (%.2f cores busy)\n", c.CPUSeconds, c.CPUUtilization)
 	}
@@ -159,6 +178,15 @@ func (r *Result) writeText(w io.Writer) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note        %s\n", n)
 	}
+}
+
+// pairCPUPerMillion is the CPU seconds per million messages of the server and its
+// slave together; 0 unless both were measured.
+func (r *Result) pairCPUPerMillion() float64 {
+	if r.Server == nil || r.Slave == nil || r.Server.SampleError != "" || r.Slave.SampleError != "" {
+		return 0
+	}
+	return r.Server.CPUSecPerMillion + r.Slave.CPUSecPerMillion
 }
 
 func writeJSON(w io.Writer, v any) error {

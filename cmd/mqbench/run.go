@@ -43,6 +43,9 @@ type loadOpts struct {
 	jsonFile       string
 	cpuProfile     string
 	hbEvery        time.Duration
+	pair           pairOpts
+	// watched is the slave of the server under load during a run (pair.go).
+	watched *pairRun
 }
 
 func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
@@ -64,6 +67,7 @@ func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
 	fs.StringVar(&o.jsonFile, "json-out", "", "also write the report as JSON to this file")
 	fs.DurationVar(&o.hbEvery, "heartbeat-interval", heartbeatInterval, "repeat each connection's HEART_BEAT this often (produce, consume; Java closes a silent client's connection after 120 s)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write mqbench's own CPU profile of the measured window here (to check the client is cheap)")
+	o.pair.flags(fs)
 }
 
 func (o *loadOpts) check() error {
@@ -80,6 +84,9 @@ func (o *loadOpts) check() error {
 		return fmt.Errorf("%w: -pid and -server-cmd exclude each other", errUsage)
 	case o.hbEvery <= 0:
 		return fmt.Errorf("%w: -heartbeat-interval must be positive", errUsage)
+	}
+	if err := o.pair.check(o.serverCmd); err != nil {
+		return err
 	}
 	_, err := o.serializeType()
 	return err
@@ -112,7 +119,9 @@ func (o *loadOpts) settings(m map[string]string) map[string]string {
 
 // withServer runs fn against the server: one mqbench started (-server-cmd, after waiting
 // until probe succeeds), or the given -pid, or none. With -startup-cmd it only measures
-// the startup and returns a result with no load.
+// the startup and returns a result with no load. With -slave it also waits until the
+// slave holds the master's data (-slave-cmd: the slave started once the master
+// listens), and the run watches it (pair.go).
 //
 // addr, when known, is where the started server will listen: if something accepts there
 // already, the probe and the load would measure that instead, so it is an error.
@@ -121,17 +130,40 @@ func (o *loadOpts) withServer(ctx context.Context, mode, addr string, probe func
 	if line == "" {
 		line = o.startupCmd
 	}
+	if o.pair.slave != "" && addr == "" {
+		return nil, fmt.Errorf("%w: -slave needs the master's address (-b)", errUsage)
+	}
 	if line == "" {
+		if o.pair.slave != "" {
+			pr, err := o.watchSlave(ctx, addr, nil, time.Now(), o.startupTimeout)
+			if err != nil {
+				return nil, err
+			}
+			defer pr.close()
+			o.watched = pr
+		}
 		return fn(o.pid)
 	}
-	if addr != "" {
-		if nc, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+	busy := []string{addr}
+	if o.pair.slaveCmd != "" {
+		busy = append(busy, o.pair.slave)
+	}
+	for _, a := range busy {
+		if a == "" {
+			continue
+		}
+		if nc, err := net.DialTimeout("tcp", a, 200*time.Millisecond); err == nil {
 			nc.Close()
-			return nil, fmt.Errorf("%w: %s already accepts connections before the server command started; stop that server or measure it with -pid", errBusyAddr, addr)
+			return nil, fmt.Errorf("%w: %s already accepts connections before the server command started; stop that server or measure it with -pid", errBusyAddr, a)
 		}
 	}
 	if o.serverPrep != "" {
 		if err := runPrep(ctx, o.serverPrep); err != nil {
+			return nil, err
+		}
+	}
+	if o.pair.slavePrep != "" {
+		if err := runPrep(ctx, o.pair.slavePrep); err != nil {
 			return nil, err
 		}
 	}
@@ -140,13 +172,31 @@ func (o *loadOpts) withServer(ctx context.Context, mode, addr string, probe func
 		return nil, err
 	}
 	defer p.stop(10 * time.Second)
-	startup, err := p.waitReady(ctx, probe, o.probeInterval, o.startupTimeout)
+	var slave *serverProc
+	if o.pair.slaveCmd != "" && o.startupCmd == "" {
+		if err := p.waitListening(ctx, addr, o.probeInterval, o.startupTimeout); err != nil {
+			return nil, err
+		}
+		if slave, err = startServer(o.pair.slaveCmd, o.serverLog); err != nil {
+			return nil, err
+		}
+		defer slave.stop(10 * time.Second) // before the master's (deferred first)
+	}
+	startup, err := p.waitReady(ctx, probe, o.probeInterval, o.startupTimeout, slave)
 	if err != nil {
 		return nil, err
 	}
 	if o.startupCmd != "" {
 		return &Result{Mode: mode, Target: line, Settings: map[string]string{"startup-cmd": line},
 			StartupMs: float64(startup) / 1e6, Errors: map[string]int64{}}, nil
+	}
+	if o.pair.slave != "" {
+		pr, err := o.watchSlave(ctx, addr, slave, p.started.Add(startup), o.startupTimeout)
+		if err != nil {
+			return nil, err
+		}
+		defer pr.close()
+		o.watched = pr
 	}
 	res, err := fn(p.pid())
 	if res != nil {
@@ -192,6 +242,17 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	if pid > 0 {
 		before, beforeErr = sampleProc(pid)
 		anon = startAnonSampler(pid, anonSampleInterval)
+	}
+	var slaveBefore procSample
+	var slaveBeforeErr error
+	var slaveAnon *anonSampler
+	var lag *lagSampler
+	if pr := o.watched; pr != nil {
+		if pr.pid() > 0 {
+			slaveBefore, slaveBeforeErr = sampleProc(pr.pid())
+			slaveAnon = startAnonSampler(pr.pid(), anonSampleInterval)
+		}
+		lag = pr.startLag()
 	}
 	selfBefore, selfErr := sampleProc(0)
 	if o.cpuProfile != "" {
@@ -289,6 +350,16 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 		anonPeak = anon.stop()
 	}
 	selfAfter, selfErr2 := sampleProc(0)
+	var slaveAfter procSample
+	var slaveAfterErr error
+	var slaveAnonPeak int64
+	if pr := o.watched; pr != nil {
+		res.Replication = lag.stop()
+		if pr.pid() > 0 {
+			slaveAfter, slaveAfterErr = sampleProc(pr.pid())
+			slaveAnonPeak = slaveAnon.stop()
+		}
+	}
 	for _, p := range pipes {
 		p.nc.Close()
 	}
@@ -351,6 +422,17 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	}
 	if selfErr == nil && selfErr2 == nil {
 		res.Client = procReport(0, selfBefore, selfAfter, res.Messages, res.Seconds)
+	}
+	if pr := o.watched; pr != nil {
+		if pid := pr.pid(); pid > 0 {
+			if err := firstErr(slaveBeforeErr, slaveAfterErr); err != nil {
+				res.Slave = &ProcReport{PID: pid, SampleError: err.Error()}
+			} else {
+				res.Slave = procReport(pid, slaveBefore, slaveAfter, res.Messages, res.Seconds)
+				res.Slave.PeakAnonMiB = max(res.Slave.PeakAnonMiB, float64(slaveAnonPeak)/1024)
+			}
+		}
+		res.Replication.DrainMs = pr.drain(30 * time.Second)
 	}
 }
 

@@ -288,7 +288,7 @@ func TestServerCmd_TempLogRemovedUnlessNamed(t *testing.T) {
 	if _, err := p.waitReady(context.Background(), func() error {
 		return probeSend(addr, &sendSpec{code: protocol.CodeSendMessageV2, topic: "T", body: []byte("x")})
 	},
-		5*time.Millisecond, 10*time.Second); err != nil {
+		5*time.Millisecond, 10*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
 	p.stop(5 * time.Second)
@@ -300,7 +300,7 @@ func TestServerCmd_TempLogRemovedUnlessNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.waitReady(context.Background(), func() error { return errRefused }, 5*time.Millisecond, 10*time.Second)
+	_, err = p.waitReady(context.Background(), func() error { return errRefused }, 5*time.Millisecond, 10*time.Second, nil)
 	p.stop(time.Second)
 	if err == nil || !strings.Contains(err.Error(), p.logPath) {
 		t.Fatalf("err = %v", err)

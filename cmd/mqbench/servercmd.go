@@ -133,10 +133,15 @@ func startServer(line, logPath string) (*serverProc, error) {
 func (p *serverProc) pid() int { return p.cmd.Process.Pid }
 
 // waitReady calls probe every interval until it succeeds and returns the time since the
-// process was started. It fails when the process exits or the deadline passes.
-func (p *serverProc) waitReady(ctx context.Context, probe func() error, interval, timeout time.Duration) (time.Duration, error) {
+// process was started. It fails when the process, or other (when not nil: the slave of
+// a master), exits, or when the deadline passes.
+func (p *serverProc) waitReady(ctx context.Context, probe func() error, interval, timeout time.Duration, other *serverProc) (time.Duration, error) {
 	deadline := p.started.Add(timeout)
 	var last error
+	var otherExited chan struct{} // nil: never ready
+	if other != nil {
+		otherExited = other.exited
+	}
 	for {
 		if err := probe(); err == nil {
 			return time.Since(p.started), nil
@@ -147,6 +152,9 @@ func (p *serverProc) waitReady(ctx context.Context, probe func() error, interval
 		case <-p.exited:
 			p.keepLog = true
 			return 0, fmt.Errorf("mqbench: server exited before accepting a request (%v); its output is in %s", p.waitErr, p.logPath)
+		case <-otherExited:
+			other.keepLog = true
+			return 0, fmt.Errorf("mqbench: %q exited before the server accepted a request (%v); its output is in %s", other.cmd.Path, other.waitErr, other.logPath)
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-time.After(interval):
