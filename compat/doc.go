@@ -1,9 +1,9 @@
 // Package compat holds the Java-isms Skyrocket must reproduce byte for byte:
-// String.hashCode over UTF-16 code units, fastjson's JSON dialect (unquoted numeric
-// keys, object-keyed maps, omitted nulls, its string escapes and PrettyFormat layout),
-// java.util.Properties parsing and printing, Java's time formats, UtilAll.crc32,
-// RemotingUtil.getLocalAddress, and MixAll.string2File's config-file writes (made
-// crash-safe).
+// String.hashCode over UTF-16 code units, Double.toString, fastjson's JSON dialect
+// (unquoted numeric keys, object-keyed maps, omitted nulls, its string escapes and
+// PrettyFormat layout), java.util.Properties parsing and printing, Java's time formats,
+// UtilAll.crc32, RemotingUtil.getLocalAddress, and MixAll.string2File's config-file
+// writes (made crash-safe).
 //
 // It is a leaf: it imports nothing from this module. Everything here is pure except the
 // file helpers (String2File, File2String, LoadConfigFile) and the host lookups

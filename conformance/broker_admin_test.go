@@ -26,6 +26,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/broker/stats"
 )
 
 // sendN sends n messages with keys key-<i> and returns the results.
@@ -109,10 +110,10 @@ func TestConformance_Broker_AdminRuntimeAndStats(t *testing.T) {
 
 	// VIEW_BROKER_STATS_DATA: BrokerStatsData for items the sends and pulls created.
 	for _, c := range []protocol.ViewBrokerStatsDataRequestHeader{
-		{StatsName: broker.StatsTopicPutNums, StatsKey: topic},
-		{StatsName: broker.StatsTopicPutSize, StatsKey: topic},
-		{StatsName: broker.StatsGroupGetNums, StatsKey: topic + "@" + group},
-		{StatsName: broker.StatsBrokerPutNums, StatsKey: "DefaultCluster"},
+		{StatsName: stats.TopicPutNums, StatsKey: topic},
+		{StatsName: stats.TopicPutSize, StatsKey: topic},
+		{StatsName: stats.GroupGetNums, StatsKey: topic + "@" + group},
+		{StatsName: stats.BrokerPutNums, StatsKey: "DefaultCluster"},
 	} {
 		r := w.call(protocol.CodeViewBrokerStatsData, &c, nil)
 		var bsd map[string]struct {
@@ -127,7 +128,7 @@ func TestConformance_Broker_AdminRuntimeAndStats(t *testing.T) {
 			}
 		}
 	}
-	r = w.call(protocol.CodeViewBrokerStatsData, &protocol.ViewBrokerStatsDataRequestHeader{StatsName: broker.StatsTopicPutNums, StatsKey: "NoSuchTopic"}, nil)
+	r = w.call(protocol.CodeViewBrokerStatsData, &protocol.ViewBrokerStatsDataRequestHeader{StatsName: stats.TopicPutNums, StatsKey: "NoSuchTopic"}, nil)
 	if r.ResponseCode() != protocol.ResSystemError || r.Remark != "The stats <TOPIC_PUT_NUMS> <NoSuchTopic> not exist" {
 		t.Errorf("missing stats item: %v %q", r.ResponseCode(), r.Remark)
 	}

@@ -60,7 +60,7 @@ func decodeFastJSON(body []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return unmarshal(std, v)
+	return protocol.UnmarshalBody(std, v)
 }
 
 // appendJSONKey appends "k": for the bodies assembled in handlers.
@@ -85,7 +85,7 @@ func (b *Broker) deleteSubscriptionGroup(ctx *remoting.Context, req *protocol.Co
 		b.offsets.RemoveGroup(h.GroupName)
 	}
 	if b.autoDeleteUnusedStats() {
-		b.stats.onGroupDeleted(h.GroupName)
+		b.stats.OnGroupDeleted(h.GroupName)
 	}
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }

@@ -7,7 +7,7 @@ package broker
 //	                            putMessageFailedTimes putMessageSizeTotal putMessageAverageSize
 //	                            getMessageEntireTimeMax dispatchMaxBuffer commitLogDiskRatio(_<dir>)
 //	                            consumeQueueDiskRatio commitLogMinOffset commitLogMaxOffset
-//	rates (stats.go)            putTps getFoundTps getMissTps getTotalTps getTransferedTps
+//	rates (package stats)       putTps getFoundTps getMissTps getTotalTps getTransferedTps
 //	                            putMessageDistributeTime putLatency99 putLatency999
 //	schedule                    scheduleMessageOffset_<level> = "delivered,max"
 //	BrokerStats                 msgPutTotal{YesterdayMorning,TodayMorning,TodayNow}, msgGetTotal...
@@ -34,6 +34,7 @@ import (
 	"syscall"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
@@ -48,7 +49,6 @@ func (b *Broker) getBrokerRuntimeInfo(_ *remoting.Context, req *protocol.Command
 // runtimeInfo is Java's prepareRuntimeInfo.
 func (b *Broker) runtimeInfo() map[string]string {
 	s := &b.stats
-	s.init()
 	cfg := b.config()
 	m := b.store.RuntimeInfo()
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
@@ -56,30 +56,30 @@ func (b *Broker) runtimeInfo() map[string]string {
 	for k, v := range m {
 		if k == "putMessageAverageSize" || strings.HasPrefix(k, "commitLogDiskRatio") || k == "consumeQueueDiskRatio" {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				m[k] = javaDouble(f)
+				m[k] = compat.JavaDoubleString(f)
 			}
 		}
 	}
 
-	m["putTps"] = s.tpsText(ratePuts)
-	m["getFoundTps"] = s.tpsText(rateFound)
-	m["getMissTps"] = s.tpsText(rateMiss)
-	m["getTransferedTps"] = s.tpsText(rateTransferred)
-	m["getTotalTps"] = s.totalTpsText()
-	m["putMessageDistributeTime"] = s.putDistribution()
-	m["putLatency99"] = fmt.Sprintf("%.2f", s.putLatencyPercentile(0.99))
-	m["putLatency999"] = fmt.Sprintf("%.2f", s.putLatencyPercentile(0.999))
+	m["putTps"] = s.PutTPS()
+	m["getFoundTps"] = s.GetFoundTPS()
+	m["getMissTps"] = s.GetMissTPS()
+	m["getTransferedTps"] = s.GetTransferredTPS()
+	m["getTotalTps"] = s.GetTotalTPS()
+	m["putMessageDistributeTime"] = s.PutDistribution()
+	m["putLatency99"] = fmt.Sprintf("%.2f", s.PutLatencyPercentile(0.99))
+	m["putLatency999"] = fmt.Sprintf("%.2f", s.PutLatencyPercentile(0.999))
 	b.scheduleRunningStats(m)
 
 	m["brokerVersionDesc"] = protocol.VersionDesc(protocol.CurrentVersion)
 	m["brokerVersion"] = strconv.Itoa(int(protocol.CurrentVersion))
-	day := s.dayTotals()
-	m["msgPutTotalYesterdayMorning"] = i64(day[0])
-	m["msgPutTotalTodayMorning"] = i64(day[1])
-	m["msgPutTotalTodayNow"] = i64(day[2])
-	m["msgGetTotalYesterdayMorning"] = i64(day[3])
-	m["msgGetTotalTodayMorning"] = i64(day[4])
-	m["msgGetTotalTodayNow"] = i64(day[5])
+	day := s.DayTotals()
+	m["msgPutTotalYesterdayMorning"] = i64(day.PutYesterdayMorning)
+	m["msgPutTotalTodayMorning"] = i64(day.PutTodayMorning)
+	m["msgPutTotalTodayNow"] = i64(day.PutTodayNow)
+	m["msgGetTotalYesterdayMorning"] = i64(day.GetYesterdayMorning)
+	m["msgGetTotalTodayMorning"] = i64(day.GetTodayMorning)
+	m["msgGetTotalTodayNow"] = i64(day.GetTodayNow)
 
 	p := &b.pools
 	m["sendThreadPoolQueueSize"] = strconv.Itoa(p.send.Len())
@@ -90,9 +90,9 @@ func (b *Broker) runtimeInfo() map[string]string {
 	m["queryThreadPoolQueueCapacity"] = strconv.Itoa(int(cfg.Broker.QueryThreadPoolQueueCapacity))
 	m["EndTransactionQueueSize"] = strconv.Itoa(p.send.Len())
 	m["EndTransactionThreadPoolQueueCapacity"] = strconv.Itoa(int(cfg.Broker.EndTransactionPoolQueueCapacity))
-	m["sendThreadPoolQueueHeadWaitTimeMills"] = i64(s.headWait(p.send))
-	m["pullThreadPoolQueueHeadWaitTimeMills"] = i64(s.headWait(p.pull))
-	m["queryThreadPoolQueueHeadWaitTimeMills"] = i64(s.headWait(p.query))
+	m["sendThreadPoolQueueHeadWaitTimeMills"] = i64(s.HeadWait(p.send))
+	m["pullThreadPoolQueueHeadWaitTimeMills"] = i64(s.HeadWait(p.pull))
+	m["queryThreadPoolQueueHeadWaitTimeMills"] = i64(s.HeadWait(p.query))
 
 	m["dispatchBehindBytes"] = i64(b.store.DispatchBehindBytes())
 	m["pageCacheLockTimeMills"] = "0"

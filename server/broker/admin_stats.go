@@ -5,7 +5,7 @@ package broker
 //
 //   - 315 answers BrokerStatsData {"statsDay":{..},"statsHour":{..},"statsMinute":{..}},
 //     each {"avgpt":double,"sum":long,"tps":double}, for one item of a stats set
-//     (stats.go); an unknown set or key is SYSTEM_ERROR "The stats <name> <key> not exist".
+//     (package stats); an unknown set or key is SYSTEM_ERROR "The stats <name> <key> not exist".
 //   - 317 answers ConsumeStatsList {"brokerAddr","consumeStatsList":[{group:[ConsumeStats..]}..],
 //     "totalDiff"}: one entry per subscription group (an empty list when it has no
 //     offsets), one ConsumeStats per topic it has offsets on, over the topic's write
@@ -17,6 +17,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/stats"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -25,23 +26,23 @@ func (b *Broker) viewBrokerStatsData(_ *remoting.Context, req *protocol.Command)
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
-	w, ok := b.stats.view(h.StatsName, h.StatsKey)
+	w, ok := b.stats.View(h.StatsName, h.StatsKey)
 	if !ok {
 		return nil, protocol.Errorf(protocol.ResSystemError, "The stats <%s> <%s> not exist", h.StatsName, h.StatsKey)
 	}
 	out := []byte(`{"statsDay":`)
-	out = appendStatsItem(out, w[2])
+	out = appendStatsItem(out, w.Day)
 	out = append(out, `,"statsHour":`...)
-	out = appendStatsItem(out, w[1])
+	out = appendStatsItem(out, w.Hour)
 	out = append(out, `,"statsMinute":`...)
-	out = appendStatsItem(out, w[0])
+	out = appendStatsItem(out, w.Minute)
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
 	resp.Body = append(out, '}')
 	return resp, nil
 }
 
 // appendStatsItem writes a BrokerStatsItem.
-func appendStatsItem(dst []byte, w statsWindow) []byte {
+func appendStatsItem(dst []byte, w stats.Window) []byte {
 	dst = append(dst, `{"avgpt":`...)
 	dst = appendJavaDouble(dst, w.AvgPT)
 	dst = append(dst, `,"sum":`...)
@@ -113,7 +114,7 @@ func (b *Broker) groupConsumes(group, topic string) bool {
 func (b *Broker) appendConsumeStats(dst []byte, group, topic string, queues int32) ([]byte, int64) {
 	var diff int64
 	dst = append(dst, `{"consumeTps":`...)
-	dst = appendJavaDouble(dst, b.stats.groupGetTPS(group, topic))
+	dst = appendJavaDouble(dst, b.stats.GroupGetTPS(group, topic))
 	dst = append(dst, `,"offsetTable":{`...)
 	for i := int32(0); i < queues; i++ {
 		brokerOffset := max64(b.store.MaxOffsetInQueue(topic, i), 0)

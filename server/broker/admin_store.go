@@ -80,7 +80,7 @@ func (b *Broker) cleanUnusedTopic(_ *remoting.Context, req *protocol.Command) (*
 		}
 		for _, t := range before {
 			if !after[t] {
-				b.stats.onTopicDeleted(t)
+				b.stats.OnTopicDeleted(t)
 			}
 		}
 	}
@@ -105,7 +105,7 @@ func (b *Broker) queryConsumeQueue(_ *remoting.Context, req *protocol.Command) (
 			sub = &s
 			filterData = "null"
 			if fd, ok := b.filters.Get(h.Topic, h.ConsumerGroup); ok {
-				filterData = string(compat.PrettyFastJSON(fd.appendJSON(nil)))
+				filterData = string(compat.PrettyFastJSON(fd.AppendJSON(nil)))
 			}
 		} else {
 			filterData = h.ConsumerGroup + "@" + h.Topic + " is not online!"

@@ -15,8 +15,11 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/clients"
+	"github.com/skyrocket-mq/skyrocket/server/broker/consumerfilter"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
+	"github.com/skyrocket-mq/skyrocket/server/broker/stats"
 	"github.com/skyrocket-mq/skyrocket/server/broker/transaction"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
@@ -30,9 +33,9 @@ type Broker struct {
 	topics      *meta.TopicManager
 	subs        *meta.SubscriptionManager
 	offsets     *meta.OffsetManager
-	consumers   *ConsumerManager
-	producers   *ProducerManager
-	filters     *ConsumerFilterManager
+	consumers   *clients.ConsumerManager
+	producers   *clients.ProducerManager
+	filters     *consumerfilter.Manager
 	holds       *pullHolds
 	schedule    *schedule.Service      // delay levels (schedule.go); nil until Start
 	tx          *transaction.Service   // half/op records and the check (transactions.go)
@@ -40,13 +43,13 @@ type Broker struct {
 	haMaster    *ha.Master             // replication to slaves; nil on a slave (replication.go)
 	haSlave     *ha.Slave              // replication from the master; nil on a master
 	masterAddr  atomic.Pointer[string] // a slave's master (main address), from registration
-	locks       *lockTable
+	locks       *clients.LockTable
 	pools       pools
 	rs          *remoting.Server
 	nsClient    *remoting.Client
 	storeHost   netip.AddrPort
 	addr        string // brokerIP1:listenPort, as registered
-	stats       brokerStats
+	stats       stats.Manager
 	admin       adminState // admin_config.go: live configuration, runtime-updated settings
 
 	stop  chan struct{}
@@ -101,16 +104,16 @@ func New(opts Options) (*Broker, error) {
 	if b.offsets, err = meta.NewOffsetManager(opts.configPath("consumerOffset.json"), log); err != nil {
 		return nil, err
 	}
-	if b.filters, err = NewConsumerFilterManager(ConsumerFilterOptions{
+	if b.filters, err = consumerfilter.New(consumerfilter.Options{
 		Path: opts.configPath("consumerFilter.json"), FilterDataCleanTimeSpan: opts.FilterDataCleanTimeSpan,
 		MaxErrorRateOfBloomFilter: opts.MaxErrorRateOfBloomFilter, ExpectConsumerNumUseFilter: opts.ExpectConsumerNumUseFilter,
 	}, log); err != nil {
 		return nil, err
 	}
-	b.consumers = NewConsumerManager(log, b.onConsumerEvent)
-	b.producers = NewProducerManager(log)
+	b.consumers = clients.NewConsumerManager(log, b.onConsumerEvent)
+	b.producers = clients.NewProducerManager(log)
 	b.holds = newPullHolds(b)
-	b.locks = newLockTable()
+	b.locks = clients.NewLockTable()
 
 	sc := opts.Store
 	sc.Logger = log
@@ -180,7 +183,11 @@ func (b *Broker) Start() error {
 		b.consumers.ScanExpired()
 		b.producers.ScanExpired()
 	})
-	b.stats.start(b)
+	cfg := b.config()
+	b.stats.Start(stats.Config{
+		EnableDetailStat: cfg.Broker.EnableDetailStat, EnableScheduleMessageStats: cfg.Store.EnableScheduleMessageStats,
+		ClusterName: b.opts.ClusterName, Store: b.store, Pools: []stats.Queue{b.pools.send, b.pools.pull, b.pools.query, b.pools.admin},
+	})
 	b.log.Info().Str("addr", b.addr).Strs("listen", b.rs.Addrs()).Str("role", b.opts.Role.String()).
 		Strs("namesrv", b.opts.NamesrvAddrs).Msg("broker started")
 	return nil
@@ -242,6 +249,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.syncReplies.stop() // no request adds any more: answer what waits for a flush or a slave
 		b.stopReplication()
 		b.wg.Wait()
+		b.stats.Stop()
 		b.topics.Close()
 		b.subs.Close()
 		b.pools.stop()
@@ -267,9 +275,9 @@ func (b *Broker) connClosed(c *remoting.Conn) {
 
 // onConsumerEvent notifies a group's clients when its membership changed (Java:
 // DefaultConsumerIdsChangeListener + Broker2Client#notifyConsumerIdsChanged).
-func (b *Broker) onConsumerEvent(ev ConsumerEvent, group string, g *ConsumerGroup) {
+func (b *Broker) onConsumerEvent(ev clients.ConsumerEvent, group string, g *clients.ConsumerGroup) {
 	b.filtersOnConsumerEvent(ev, group, g)
-	if ev != ConsumerChanged || g == nil || !b.opts.NotifyConsumerIdsChangedEnable {
+	if ev != clients.ConsumerChanged || g == nil || !b.opts.NotifyConsumerIdsChangedEnable {
 		return
 	}
 	for conn := range g.Channels {

@@ -22,6 +22,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/clients"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
@@ -73,7 +74,7 @@ func max64(a, b int64) int64 {
 }
 
 // appendConnections writes a Connection set (Java: Connection, fields alphabetical).
-func appendConnections(dst []byte, chans []*ClientChannel) []byte {
+func appendConnections(dst []byte, chans []*clients.Channel) []byte {
 	sort.Slice(chans, func(i, j int) bool { return chans[i].ClientID < chans[j].ClientID })
 	dst = append(dst, `"connectionSet":[`...)
 	for i, c := range chans {
@@ -102,7 +103,7 @@ func (b *Broker) getConsumerConnectionList(_ *remoting.Context, req *protocol.Co
 	if g == nil {
 		return nil, protocol.Errorf(protocol.ResConsumerNotOnline, "the consumer group[%s] not online", h.ConsumerGroup)
 	}
-	chans := make([]*ClientChannel, 0, len(g.Channels))
+	chans := make([]*clients.Channel, 0, len(g.Channels))
 	for _, c := range g.Channels {
 		chans = append(chans, c)
 	}
@@ -142,7 +143,7 @@ func (b *Broker) getProducerConnectionList(_ *remoting.Context, req *protocol.Co
 	if !ok {
 		return nil, protocol.Errorf(protocol.ResSystemError, "the producer group[%s] not exist", h.ProducerGroup)
 	}
-	chans := make([]*ClientChannel, len(list))
+	chans := make([]*clients.Channel, len(list))
 	for i := range list {
 		chans[i] = &list[i]
 	}
@@ -197,7 +198,7 @@ func (b *Broker) getConsumeStats(_ *remoting.Context, req *protocol.Command) (*p
 			entries = strconv.AppendInt(entries, last, 10)
 			entries = append(entries, '}')
 		}
-		tps += b.stats.groupGetTPS(h.ConsumerGroup, topic)
+		tps += b.stats.GroupGetTPS(h.ConsumerGroup, topic)
 	}
 	out := []byte(`{"consumeTps":`)
 	out = appendJavaDouble(out, tps)
@@ -403,7 +404,7 @@ func (b *Broker) invokeBrokerToGetConsumerStatus(_ *remoting.Context, req *proto
 	if g == nil || len(g.Channels) == 0 {
 		return nil, protocol.Errorf(protocol.ResSystemError, "No Any Consumer online in the consumer group: [%s]", h.Group)
 	}
-	chans := make([]*ClientChannel, 0, len(g.Channels))
+	chans := make([]*clients.Channel, 0, len(g.Channels))
 	for _, c := range g.Channels {
 		chans = append(chans, c)
 	}

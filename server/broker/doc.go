@@ -10,6 +10,8 @@
 //
 // Lock order: the metadata managers of package meta (meta.TopicManager.mu,
 // meta.SubscriptionManager.mu, meta.OffsetManager.mu; their file locks come before
-// them, see meta's doc), ConsumerManager.mu and ProducerManager.mu are leaves: none is
-// held while taking another or while calling the store.
+// them, see meta's doc), clients.ConsumerManager.mu and clients.ProducerManager.mu are
+// leaves: none is held while taking another or while calling the store. The other leaf
+// packages under server/broker (consumerfilter, schedule, stats, transaction) never
+// import the broker either and write their lock order in their doc.go.
 package broker

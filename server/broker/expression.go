@@ -1,7 +1,7 @@
 package broker
 
 // SQL92 property filters (enablePropertyFilter). The expression language is package
-// filter; the per-group table is ConsumerFilterManager. This file wires them into the
+// filter; the per-group table is package consumerfilter. This file wires them into the
 // broker: CHECK_CLIENT_CONFIG, heartbeat registration, group removal, and the filter a
 // pull reads with (Java: the subscription part of PullMessageProcessor#processRequest,
 // ExpressionMessageFilter, ExpressionForRetryMessageFilter).
@@ -25,15 +25,15 @@ package broker
 //     SUBSCRIPTION_PARSE_FAILED.
 
 import (
-	"bytes"
-	"encoding/binary"
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/clients"
+	"github.com/skyrocket-mq/skyrocket/server/broker/consumerfilter"
 	"github.com/skyrocket-mq/skyrocket/server/broker/filter"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
@@ -43,7 +43,6 @@ const (
 	remarkFilterDataNotExist  = "The broker's consumer filter data is not exist!Your expression may be wrong!"
 	remarkFilterDataNotLatest = "the consumer's consumer filter data not latest"
 	remarkSubscriptionParse   = "parse the consumer's subscription failed"
-	propertyRetryTopic        = "RETRY_TOPIC"
 )
 
 // compileExpression checks a client's expression (CHECK_CLIENT_CONFIG). The error text
@@ -51,8 +50,8 @@ const (
 // selector over the filter package's limits (filter.ErrTooComplex) it is ours, where
 // Java's would be "java.lang.StackOverflowError".
 func compileExpression(typ, expr string) error {
-	_, err := compileTyped(typ, expr)
-	if err == errUnsupportedExpressionType {
+	_, err := consumerfilter.Compile(typ, expr)
+	if errors.Is(err, consumerfilter.ErrUnsupportedExpressionType) {
 		return fmt.Errorf("%w: %q", err, typ)
 	}
 	return err
@@ -67,8 +66,8 @@ func (b *Broker) registerFilters(data *protocol.ConsumerData) {
 
 // filtersOnConsumerEvent marks a departed group's filters dead (Java: UNREGISTER →
 // ConsumerFilterManager#unRegister). Registration happens in registerFilters.
-func (b *Broker) filtersOnConsumerEvent(ev ConsumerEvent, group string, _ *ConsumerGroup) {
-	if ev == ConsumerUnregister {
+func (b *Broker) filtersOnConsumerEvent(ev clients.ConsumerEvent, group string, _ *clients.ConsumerGroup) {
+	if ev == clients.ConsumerUnregister {
 		b.filters.Unregister(group)
 	}
 }
@@ -76,22 +75,22 @@ func (b *Broker) filtersOnConsumerEvent(ev ConsumerEvent, group string, _ *Consu
 // expressionFilter returns the filter of a pull whose subscription sub was found (from
 // the header with FLAG_SUBSCRIPTION, else from the heartbeat), or the error response.
 func (b *Broker) expressionFilter(h *protocol.PullMessageRequestHeader, sub *protocol.SubscriptionData, resp *protocol.Command) (store.Filter, *protocol.Command) {
-	var data *ConsumerFilterData
+	var data *consumerfilter.Data
 	if !isTagType(sub.ExpressionType) {
 		if h.SysFlag&pullFlagSubscription != 0 {
 			if sub.SubString == "" {
 				b.log.Warn().Str("group", h.ConsumerGroup).Msg("parse the consumer's subscription failed: empty expression")
 				return nil, fail(resp, protocol.ResSubscriptionParseFailed, remarkSubscriptionParse)
 			}
-			c, err := b.filters.compileCached(sub.ExpressionType, sub.SubString)
+			c, err := b.filters.CompileCached(sub.ExpressionType, sub.SubString)
 			if err != nil {
-				b.log.Warn().Str("group", h.ConsumerGroup).Str("expression", logExpression(sub.SubString)).Err(err).Msg("parse the consumer's subscription failed")
+				b.log.Warn().Str("group", h.ConsumerGroup).Str("expression", consumerfilter.LogExpression(sub.SubString)).Err(err).Msg("parse the consumer's subscription failed")
 				if !b.opts.EnablePropertyFilter {
 					return nil, notSupported(resp, sub.ExpressionType)
 				}
 				return nil, fail(resp, protocol.ResSubscriptionParseFailed, remarkSubscriptionParse)
 			}
-			data = &ConsumerFilterData{ConsumerGroup: h.ConsumerGroup, Topic: h.Topic, Expression: sub.SubString,
+			data = &consumerfilter.Data{ConsumerGroup: h.ConsumerGroup, Topic: h.Topic, Expression: sub.SubString,
 				ExpressionType: sub.ExpressionType, ClientVersion: h.SubVersion, Compiled: c}
 		} else {
 			d, ok := b.filters.Get(h.Topic, h.ConsumerGroup)
@@ -116,15 +115,6 @@ func (b *Broker) expressionFilter(h *protocol.PullMessageRequestHeader, sub *pro
 		return newTagFilter(sub), nil
 	}
 	return &sqlFilter{expr: data.Compiled}, nil
-}
-
-// logExpression shortens an expression for a log line: a client may send megabytes.
-func logExpression(expr string) string {
-	const keep = 256
-	if len(expr) <= keep {
-		return expr
-	}
-	return strings.ToValidUTF8(expr[:keep], "") + "... (" + strconv.Itoa(len(expr)) + " bytes)"
 }
 
 func notSupported(resp *protocol.Command, typ string) *protocol.Command {
@@ -165,94 +155,38 @@ func (f *sqlFilter) MatchByProperties(props []byte) bool {
 	return f.expr.Match(&p)
 }
 
-// recordProps reads properties from a stored record's encoded properties, split once
-// per record into reused spans (a selector usually reads several). Values are strings
-// over the record's bytes, not copies: the record (a mapped CommitLog slice held by the
-// pull) outlives the evaluation, and the evaluator keeps no value past it (its error
-// texts are built by concatenation, which copies).
+// recordProps reads the properties of a stored record for an expression, parsed by
+// codec/message once per record (on the first lookup; a selector usually reads several)
+// into a reused message.Properties, whose rules are Java's string2messageProperties and
+// whose last occurrence of a key wins. Values are strings over the record's bytes, not
+// copies: the record (a mapped CommitLog slice held by the pull) outlives the
+// evaluation, and the evaluator keeps no value past it (its error texts are built by
+// concatenation, which copies).
 type recordProps struct {
 	raw    []byte
-	spans  []propSpan
+	props  message.Properties
 	parsed bool
 }
 
-type propSpan struct{ k0, k1, v1 int } // key raw[k0:k1], value raw[k1+1:v1]
-
-func (p *recordProps) reset(raw []byte) {
-	p.raw, p.spans, p.parsed = raw, p.spans[:0], false
-}
-
-// split applies the rules of message.LookupProperty (Java's string2messageProperties):
-// segments split on 0x02, the key ends at the first 0x01 from the segment start, short or
-// malformed segments are skipped.
-func (p *recordProps) split() {
-	p.parsed = true
-	raw := p.raw
-	for i := 0; i < len(raw); {
-		end := bytes.IndexByte(raw[i:], 2)
-		if end < 0 {
-			end = len(raw)
-		} else {
-			end += i
-		}
-		if end-i >= 3 {
-			if kv := bytes.IndexByte(raw[i:], 1); kv > 0 && i+kv < end-1 {
-				p.spans = append(p.spans, propSpan{k0: i, k1: i + kv, v1: end})
-			}
-		}
-		i = end + 1
-	}
-}
+func (p *recordProps) reset(raw []byte) { p.raw, p.parsed = raw, false }
 
 func (p *recordProps) Property(name string) (string, bool) {
 	if !p.parsed {
-		p.split()
+		p.parsed = true
+		p.props.Reset()
+		p.props.Parse(unsafe.String(unsafe.SliceData(p.raw), len(p.raw)))
 	}
-	for i := len(p.spans) - 1; i >= 0; i-- { // the last occurrence wins
-		sp := p.spans[i]
-		if string(p.raw[sp.k0:sp.k1]) == name {
-			v := p.raw[sp.k1+1 : sp.v1]
-			return unsafe.String(&v[0], len(v)), true
-		}
-	}
-	return "", false
+	return p.props.Get(name)
 }
 
-// recordProperties finds the properties of a stored record without decoding the rest
-// (Java: MessageDecoder#decodeProperties); false for a record too short for its fields.
-//
-//	TOTALSIZE 4 | MAGIC 4 | BODYCRC 4 | QUEUEID 4 | FLAG 4 | QUEUEOFFSET 8 | PHYSICALOFFSET 8 |
-//	SYSFLAG 4 | BORNTIMESTAMP 8 | BORNHOST 8/20 | STORETIMESTAMP 8 | STOREHOST 8/20 |
-//	RECONSUMETIMES 4 | PREPAREDOFFSET 8 | BODYLEN 4 | BODY | TOPICLEN 1 | TOPIC | PROPSLEN 2 | PROPS
+// recordProperties returns the encoded properties of a stored record (Java:
+// MessageDecoder#decodeProperties), false for a record that does not decode.
 func recordProperties(rec []byte) ([]byte, bool) {
-	const sysFlagAt = 36
-	if len(rec) < sysFlagAt+4 {
+	r, err := message.DecodeRecord(rec)
+	if err != nil {
 		return nil, false
 	}
-	sysFlag := int32(binary.BigEndian.Uint32(rec[sysFlagAt:]))
-	bodyLenAt := 84
-	if sysFlag&message.FlagBornHostV6 != 0 {
-		bodyLenAt += 12
-	}
-	if sysFlag&message.FlagStoreHostV6 != 0 {
-		bodyLenAt += 12
-	}
-	if len(rec) < bodyLenAt+4 {
-		return nil, false
-	}
-	topicLenAt := bodyLenAt + 4 + int(binary.BigEndian.Uint32(rec[bodyLenAt:]))
-	if topicLenAt < bodyLenAt || len(rec) < topicLenAt+1 {
-		return nil, false
-	}
-	propsLenAt := topicLenAt + 1 + int(rec[topicLenAt])
-	if len(rec) < propsLenAt+2 {
-		return nil, false
-	}
-	end := propsLenAt + 2 + int(binary.BigEndian.Uint16(rec[propsLenAt:]))
-	if len(rec) < end {
-		return nil, false
-	}
-	return rec[propsLenAt+2 : end], true
+	return r.Properties, true
 }
 
 // retryFilter is Java's ExpressionForRetryMessageFilter (filterSupportRetry): a pull of
@@ -263,11 +197,11 @@ type retryFilter struct {
 	expr    *filter.Expression
 	retry   bool
 	group   string
-	filters *ConsumerFilterManager
+	filters *consumerfilter.Manager
 	props   recordProps
 }
 
-func newRetryFilter(sub *protocol.SubscriptionData, data *ConsumerFilterData, m *ConsumerFilterManager) *retryFilter {
+func newRetryFilter(sub *protocol.SubscriptionData, data *consumerfilter.Data, m *consumerfilter.Manager) *retryFilter {
 	f := &retryFilter{filters: m}
 	if isTagType(sub.ExpressionType) {
 		f.tag = newTagFilter(sub)
@@ -316,7 +250,7 @@ func (f *retryFilter) match(props *recordProps) bool {
 		expr = nil
 		// A retried message without RETRY_TOPIC has no origin to filter by: deliver it
 		// (Java throws there and fails the pull).
-		if realTopic, ok := props.Property(propertyRetryTopic); ok {
+		if realTopic, ok := props.Property(message.PropertyRetryTopic); ok {
 			if d, ok := f.filters.Get(realTopic, f.group); ok {
 				expr = d.Compiled
 			}

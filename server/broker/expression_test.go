@@ -11,6 +11,8 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/clients"
+	"github.com/skyrocket-mq/skyrocket/server/broker/consumerfilter"
 	"github.com/skyrocket-mq/skyrocket/server/broker/filter"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 )
@@ -23,7 +25,7 @@ func filterBroker(t *testing.T, mutate func(*Options)) *Broker {
 	if mutate != nil {
 		mutate(&o)
 	}
-	m, err := NewConsumerFilterManager(ConsumerFilterOptions{Path: filepath.Join(o.Store.RootDir, "config", "consumerFilter.json"),
+	m, err := consumerfilter.New(consumerfilter.Options{Path: filepath.Join(o.Store.RootDir, "config", "consumerFilter.json"),
 		MaxErrorRateOfBloomFilter: 20, ExpectConsumerNumUseFilter: 32}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +178,7 @@ func TestCompileExpression_Remarks(t *testing.T) {
 		err.Error() != "java.lang.RuntimeException: Illegal values of between, left value(7) must less than or equal to right value(3)" {
 		t.Fatalf("between: %v", err)
 	}
-	if err := compileExpression("SQL93", "a > 5"); !errors.Is(err, errUnsupportedExpressionType) || !strings.Contains(err.Error(), "SQL93") {
+	if err := compileExpression("SQL93", "a > 5"); !errors.Is(err, consumerfilter.ErrUnsupportedExpressionType) || !strings.Contains(err.Error(), "SQL93") {
 		t.Fatalf("unknown type: %v", err)
 	}
 }
@@ -188,11 +190,11 @@ func TestBroker_FiltersOnConsumerEvent_UnregisterKillsFilters(t *testing.T) {
 	if d, ok := b.filters.Get("T", "G"); !ok || d.Dead() {
 		t.Fatalf("heartbeat did not register: %+v", d)
 	}
-	b.filtersOnConsumerEvent(ConsumerChanged, "G", nil)
+	b.filtersOnConsumerEvent(clients.ConsumerChanged, "G", nil)
 	if d, _ := b.filters.Get("T", "G"); d.Dead() {
 		t.Fatal("a membership change killed the filter")
 	}
-	b.filtersOnConsumerEvent(ConsumerUnregister, "G", nil)
+	b.filtersOnConsumerEvent(clients.ConsumerUnregister, "G", nil)
 	if d, _ := b.filters.Get("T", "G"); !d.Dead() {
 		t.Fatal("the group left but its filter is alive")
 	}
@@ -209,31 +211,6 @@ func BenchmarkSQLFilter_MatchByCommitLog(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if !f.MatchByCommitLog(rec) {
 			b.Fatal("no match")
-		}
-	}
-}
-
-func TestRecordProperties_MatchesDecodeRecord(t *testing.T) {
-	v4 := netip.MustParseAddrPort("127.0.0.1:10911")
-	v6 := netip.MustParseAddrPort("[::1]:10911")
-	props := message.AppendProperty(message.AppendProperty(nil, "a", "1"), "TAGS", "TagA")
-	for _, hosts := range [][2]netip.AddrPort{{v4, v4}, {v6, v4}, {v4, v6}, {v6, v6}} {
-		for _, p := range [][]byte{props, nil} {
-			rec := message.AppendRecord(nil, &message.Message{Topic: "TopicX", Body: []byte("some body"), Properties: p,
-				BornHost: hosts[0], StoreHost: hosts[1]}, 3, 4, 5)
-			want, err := message.DecodeRecord(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, ok := recordProperties(rec)
-			if !ok || string(got) != string(want.Properties) {
-				t.Fatalf("hosts %v: recordProperties = %q, %v; DecodeRecord %q", hosts, got, ok, want.Properties)
-			}
-			for n := 0; n < len(rec); n++ {
-				if got, ok := recordProperties(rec[:n]); ok && n < len(rec)-len(want.Properties) {
-					t.Fatalf("a record cut at %d gave properties %q", n, got)
-				}
-			}
 		}
 	}
 }

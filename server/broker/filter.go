@@ -3,17 +3,18 @@ package broker
 import (
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/consumerfilter"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
 // Subscription expression types (Java: ExpressionType).
 const (
-	ExpressionTag   = "TAG"
-	ExpressionSQL92 = "SQL92"
+	ExpressionTag   = consumerfilter.ExpressionTag
+	ExpressionSQL92 = consumerfilter.ExpressionSQL92
 	subAll          = "*"
 )
 
-func isTagType(t string) bool { return t == "" || t == ExpressionTag }
+func isTagType(t string) bool { return consumerfilter.IsTagType(t) }
 
 // tagFilter is Java's ExpressionMessageFilter for TAG subscriptions: a message matches when
 // the subscription is "*" or its ConsumeQueue tag code is in the code set. The code set

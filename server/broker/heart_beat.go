@@ -10,6 +10,7 @@ package broker
 
 import (
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/clients"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
@@ -24,7 +25,7 @@ func (b *Broker) heartBeat(ctx *remoting.Context, req *protocol.Command) (*proto
 			return nil, pe // before anything of the heartbeat is registered
 		}
 	}
-	ch := ClientChannel{Conn: ctx.Conn, ClientID: hb.ClientID, Language: req.Language, Version: req.Version}
+	ch := clients.Channel{Conn: ctx.Conn, ClientID: hb.ClientID, Language: req.Language, Version: req.Version}
 	var gate <-chan struct{} // the last new %RETRY% topic's registration: batches go in order
 	for i := range hb.ConsumerDataSet {
 		data := &hb.ConsumerDataSet[i]

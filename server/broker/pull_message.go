@@ -73,7 +73,7 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	}
 	begin := time.Now()
 	res := b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, int(h.MaxMsgNums), filter)
-	b.stats.storeGet(res)
+	b.stats.StoreGet(res)
 	resp.SetRemark(res.Status.String())
 	rh := protocol.PullMessageResponseHeader{NextBeginOffset: res.NextBeginOffset, MinOffset: res.MinOffset, MaxOffset: res.MaxOffset}
 	if b.opts.SlaveReadEnable {
@@ -99,7 +99,7 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	}
 	switch code {
 	case protocol.ResSuccess:
-		b.stats.incGroupGet(h.ConsumerGroup, h.Topic, h.QueueID, res.MessageCount(), res.BufferTotalSize, time.Since(begin))
+		b.stats.IncGroupGet(h.ConsumerGroup, h.Topic, h.QueueID, res.MessageCount(), res.BufferTotalSize, time.Since(begin))
 		ctx.ReplyParts(resp, res.Buffers, res.Release)
 		return nil, nil
 	case protocol.ResPullNotFound:
@@ -150,23 +150,23 @@ func (b *Broker) pullFilter(h *protocol.PullMessageRequestHeader, sg protocol.Su
 	if h.SysFlag&pullFlagSubscription != 0 {
 		sub = buildSubscription(h.Topic, h.Subscription, h.ExpressionType)
 	} else {
-		g := b.consumers.Group(h.ConsumerGroup)
-		if g == nil {
+		// The one subscription, not a copy of the whole group: this runs on every pull.
+		g, ok := b.consumers.FindSubscription(h.ConsumerGroup, h.Topic)
+		if !ok {
 			b.log.Warn().Str("group", h.ConsumerGroup).Msg("the consumer's group info not exist")
 			return nil, fail(resp, protocol.ResSubscriptionNotExist, "the consumer's group info not exist"+faqSuffix)
 		}
 		if !sg.ConsumeBroadcastEnable && g.MessageModel == "BROADCASTING" {
 			return nil, fail(resp, protocol.ResNoPermission, "the consumer group["+h.ConsumerGroup+"] can not consume by broadcast way")
 		}
-		s, ok := g.Subscriptions[h.Topic]
-		if !ok {
+		if !g.Subscribed {
 			b.log.Warn().Str("group", h.ConsumerGroup).Str("topic", h.Topic).Msg("the consumer's subscription not exist")
 			return nil, fail(resp, protocol.ResSubscriptionNotExist, "the consumer's subscription not exist"+faqSuffix)
 		}
-		if s.SubVersion < h.SubVersion {
+		if g.Subscription.SubVersion < h.SubVersion {
 			return nil, fail(resp, protocol.ResSubscriptionNotLatest, "the consumer's subscription not latest")
 		}
-		sub = s
+		sub = g.Subscription
 	}
 	// Tag and SQL92 filters, Java's checks in Java's order (FILTER_DATA_NOT_EXIST before
 	// enablePropertyFilter), and filterSupportRetry: expression.go.

@@ -58,7 +58,7 @@ func (b *Broker) sendReplyMessage(ctx *remoting.Context, req *protocol.Command) 
 		b.log.Warn().Err(err).Str("topic", h.Topic).Msg("process reply message, store putMessage failed")
 		return resp, nil
 	}
-	b.stats.incTopicPut(m.Topic, m.QueueID, res)
+	b.stats.IncTopicPut(m.Topic, m.QueueID, res)
 	resp.Ext.Delete("msgId")
 	resp.Ext.Delete("queueId")
 	resp.Ext.Delete("queueOffset")

@@ -47,7 +47,7 @@ func (b *Broker) startSchedule() error {
 		Delays: delays,
 		Path:   b.opts.configPath(schedule.FileName),
 		Log:    b.log.With().Str("service", "schedule").Logger(),
-		OnPut:  b.stats.incScheduleDeliver,
+		OnPut:  b.stats.IncScheduleDeliver,
 	})
 	if err := s.Load(); err != nil {
 		return err

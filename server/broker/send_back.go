@@ -120,6 +120,6 @@ func (b *Broker) consumerSendMsgBack(_ *remoting.Context, req *protocol.Command)
 		return fail(resp, protocol.ResSystemError, res.Status.String()), nil
 	}
 	backTopic, _ := sc.props.Get(message.PropertyRetryTopic)
-	b.stats.incSendBack(h.Group, backTopic, m.Topic, m.QueueID, res)
+	b.stats.IncSendBack(h.Group, backTopic, m.Topic, m.QueueID, res)
 	return resp, nil
 }

@@ -87,8 +87,8 @@ func TestConsumerSendMsgBack_Retry_ParkedAtLevel3PlusReconsumeTimes(t *testing.T
 	if r.ReconsumeTimes != 2 || string(r.Body) != "body" || r.Flag != 7 || r.BornHost != testBornHost || r.StoreHost != testHost {
 		t.Fatalf("retry record: reconsume %d body %q flag %d born %v store %v", r.ReconsumeTimes, r.Body, r.Flag, r.BornHost, r.StoreHost)
 	}
-	if b.stats.sendBackNums.Load() != 1 {
-		t.Fatalf("sendBackNums %d", b.stats.sendBackNums.Load())
+	if b.stats.SendBacks() != 1 {
+		t.Fatalf("send-backs counted %d", b.stats.SendBacks())
 	}
 }
 

@@ -286,7 +286,7 @@ func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored
 	if err != nil || res.Status != store.PutOK {
 		return b.putFailure(resp, res.Status, err), nil
 	}
-	b.stats.incTopicPut(stored.Topic, stored.QueueID, res)
+	b.stats.IncTopicPut(stored.Topic, stored.QueueID, res)
 	b.fillSendOK(resp, res, queueID)
 	var flushTo, replicaTo int64
 	if waitStore {
@@ -367,13 +367,8 @@ func (b *Broker) putFailure(resp *protocol.Command, st store.PutStatus, err erro
 
 // diskUtil is SendMessageProcessor#diskUtil's text.
 func (b *Broker) diskUtil() string {
-	info := b.store.RuntimeInfo()
-	return fmt.Sprintf("CL: %5.2f CQ: %5.2f INDEX: %5.2f", ratio(info["commitLogDiskRatio"]), ratio(info["consumeQueueDiskRatio"]), ratio(info["indexDiskRatio"]))
-}
-
-func ratio(s string) float64 {
-	v, _ := strconv.ParseFloat(s, 64)
-	return v
+	d := b.store.DiskUsage()
+	return fmt.Sprintf("CL: %5.2f CQ: %5.2f INDEX: %5.2f", d.CommitLog, d.ConsumeQueue, d.Index)
 }
 
 // sendBatch stores a SEND_BATCH_MESSAGE body (Java: asyncSendBatchMessage).

@@ -82,7 +82,7 @@ func (b *Broker) deleteTopicInBroker(ctx *remoting.Context, req *protocol.Comman
 	}
 	b.store.CleanUnusedTopics(keep)
 	if b.autoDeleteUnusedStats() {
-		b.stats.onTopicDeleted(h.Topic)
+		b.stats.OnTopicDeleted(h.Topic)
 	}
 	return protocol.NewResponse(req, protocol.ResSuccess, ""), nil
 }

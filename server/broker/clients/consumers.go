@@ -1,7 +1,6 @@
-package broker
+package clients
 
 import (
-	"math/rand/v2"
 	"sort"
 	"sync"
 	"time"
@@ -12,19 +11,6 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
-// channelExpire is how long a client channel lives without a heartbeat (Java:
-// ConsumerManager/ProducerManager CHANNEL_EXPIRED_TIMEOUT).
-const channelExpire = 120 * time.Second
-
-// ClientChannel is one client connection of a group (Java: ClientChannelInfo).
-type ClientChannel struct {
-	Conn       *remoting.Conn
-	ClientID   string
-	Language   protocol.LanguageCode
-	Version    int32
-	LastUpdate time.Time
-}
-
 // ConsumerGroup is Java's ConsumerGroupInfo.
 type ConsumerGroup struct {
 	Name             string
@@ -32,7 +18,7 @@ type ConsumerGroup struct {
 	MessageModel     string
 	ConsumeFromWhere string
 	Subscriptions    map[string]protocol.SubscriptionData // topic → subscription
-	Channels         map[*remoting.Conn]*ClientChannel
+	Channels         map[*remoting.Conn]*Channel
 	LastUpdate       time.Time
 }
 
@@ -78,12 +64,12 @@ func (m *ConsumerManager) emit(ev ConsumerEvent, group string, g *ConsumerGroup)
 
 // Register records a consumer heartbeat (Java: registerConsumer). It reports whether the
 // group's channels or topics changed, and then notifies the group when notify is set.
-func (m *ConsumerManager) Register(data *protocol.ConsumerData, ch ClientChannel, notify bool) bool {
+func (m *ConsumerManager) Register(data *protocol.ConsumerData, ch Channel, notify bool) bool {
 	now := m.now()
 	m.mu.Lock()
 	g := m.groups[data.GroupName]
 	if g == nil {
-		g = &ConsumerGroup{Name: data.GroupName, Subscriptions: map[string]protocol.SubscriptionData{}, Channels: map[*remoting.Conn]*ClientChannel{}}
+		g = &ConsumerGroup{Name: data.GroupName, Subscriptions: map[string]protocol.SubscriptionData{}, Channels: map[*remoting.Conn]*Channel{}}
 		m.groups[data.GroupName] = g
 	}
 	g.ConsumeType, g.MessageModel, g.ConsumeFromWhere = data.ConsumeType, data.MessageModel, data.ConsumeFromWhere
@@ -134,7 +120,7 @@ func (g *ConsumerGroup) cloneLocked() *ConsumerGroup {
 	for k, v := range g.Subscriptions {
 		c.Subscriptions[k] = v
 	}
-	c.Channels = make(map[*remoting.Conn]*ClientChannel, len(g.Channels))
+	c.Channels = make(map[*remoting.Conn]*Channel, len(g.Channels))
 	for k, v := range g.Channels {
 		cc := *v
 		c.Channels[k] = &cc
@@ -168,13 +154,13 @@ func (m *ConsumerManager) Unregister(group string, conn *remoting.Conn, notify b
 
 // ConnClosed removes conn from every group (Java: doChannelCloseEvent).
 func (m *ConsumerManager) ConnClosed(conn *remoting.Conn) {
-	m.removeWhere(func(c *ClientChannel) bool { return c.Conn == conn })
+	m.removeWhere(func(c *Channel) bool { return c.Conn == conn })
 }
 
 // ScanExpired drops channels without a heartbeat for 120 s, closing them.
 func (m *ConsumerManager) ScanExpired() {
 	deadline := m.now().Add(-channelExpire)
-	m.removeWhere(func(c *ClientChannel) bool {
+	m.removeWhere(func(c *Channel) bool {
 		if c.LastUpdate.Before(deadline) {
 			m.log.Warn().Str("client", c.ClientID).Str("remote", c.Conn.RemoteAddr()).Msg("consumer channel expired, closing it")
 			_ = c.Conn.Close()
@@ -184,7 +170,7 @@ func (m *ConsumerManager) ScanExpired() {
 	})
 }
 
-func (m *ConsumerManager) removeWhere(pred func(*ClientChannel) bool) {
+func (m *ConsumerManager) removeWhere(pred func(*Channel) bool) {
 	type ev struct {
 		name string
 		g    *ConsumerGroup
@@ -233,18 +219,38 @@ func (m *ConsumerManager) Group(group string) *ConsumerGroup {
 
 // Subscription returns the subscription a group's heartbeat registered for topic.
 func (m *ConsumerManager) Subscription(group, topic string) (protocol.SubscriptionData, bool) {
+	gs, ok := m.FindSubscription(group, topic)
+	return gs.Subscription, ok && gs.Subscribed
+}
+
+// GroupSubscription is what a pull without FLAG_SUBSCRIPTION reads of its group (Java:
+// PullMessageProcessor reads ConsumerGroupInfo#getMessageModel and #findSubscriptionData).
+type GroupSubscription struct {
+	MessageModel string
+	Subscription protocol.SubscriptionData // the one registered for the topic asked about
+	Subscribed   bool                      // false: the group does not subscribe the topic
+}
+
+// FindSubscription looks up group's message model and its subscription to topic
+// without copying the group (Group copies every subscription and channel, which a pull
+// per queue per consumer would pay each time). The SubscriptionData is a shallow copy:
+// the heartbeat that registered it owns its TagsSet and CodeSet, which are replaced,
+// never changed, by later heartbeats, so they are safe to read. ok is false when no
+// consumer of the group is online.
+func (m *ConsumerManager) FindSubscription(group, topic string) (gs GroupSubscription, ok bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	g := m.groups[group]
 	if g == nil {
-		return protocol.SubscriptionData{}, false
+		return gs, false
 	}
-	s, ok := g.Subscriptions[topic]
-	return s, ok
+	gs.MessageModel = g.MessageModel
+	gs.Subscription, gs.Subscribed = g.Subscriptions[topic]
+	return gs, true
 }
 
 // FindChannel returns a group's channel of clientID.
-func (m *ConsumerManager) FindChannel(group, clientID string) *ClientChannel {
+func (m *ConsumerManager) FindChannel(group, clientID string) *Channel {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if g := m.groups[group]; g != nil {
@@ -281,131 +287,5 @@ func (m *ConsumerManager) Groups() []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// ProducerManager is Java's ProducerManager: producer groups and their channels, used for
-// transaction check-back and request-reply.
-type ProducerManager struct {
-	mu     sync.RWMutex
-	groups map[string]map[*remoting.Conn]*ClientChannel
-	log    zerolog.Logger
-	now    func() time.Time
-}
-
-// NewProducerManager returns an empty manager.
-func NewProducerManager(log zerolog.Logger) *ProducerManager {
-	return &ProducerManager{groups: map[string]map[*remoting.Conn]*ClientChannel{}, log: log, now: time.Now}
-}
-
-// Register records a producer heartbeat.
-func (m *ProducerManager) Register(group string, ch ClientChannel) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	g := m.groups[group]
-	if g == nil {
-		g = map[*remoting.Conn]*ClientChannel{}
-		m.groups[group] = g
-	}
-	if old := g[ch.Conn]; old != nil {
-		old.LastUpdate = m.now()
-		old.ClientID = ch.ClientID
-		return
-	}
-	c := ch
-	c.LastUpdate = m.now()
-	g[ch.Conn] = &c
-	m.log.Info().Str("group", group).Str("client", ch.ClientID).Str("remote", ch.Conn.RemoteAddr()).Msg("new producer connected")
-}
-
-// Unregister removes a producer channel.
-func (m *ProducerManager) Unregister(group string, conn *remoting.Conn) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if g := m.groups[group]; g != nil {
-		delete(g, conn)
-		if len(g) == 0 {
-			delete(m.groups, group)
-		}
-	}
-}
-
-// ConnClosed removes conn from every group.
-func (m *ProducerManager) ConnClosed(conn *remoting.Conn) {
-	m.removeWhere(func(c *ClientChannel) bool { return c.Conn == conn })
-}
-
-// ScanExpired drops and closes channels without a heartbeat for 120 s.
-func (m *ProducerManager) ScanExpired() {
-	deadline := m.now().Add(-channelExpire)
-	m.removeWhere(func(c *ClientChannel) bool {
-		if c.LastUpdate.Before(deadline) {
-			m.log.Warn().Str("client", c.ClientID).Str("remote", c.Conn.RemoteAddr()).Msg("producer channel expired, closing it")
-			_ = c.Conn.Close()
-			return true
-		}
-		return false
-	})
-}
-
-func (m *ProducerManager) removeWhere(pred func(*ClientChannel) bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for name, g := range m.groups {
-		for k, c := range g {
-			if pred(c) {
-				delete(g, k)
-			}
-		}
-		if len(g) == 0 {
-			delete(m.groups, name)
-		}
-	}
-}
-
-// AvailableChannel returns a random live channel of group (Java: getAvailableChannel),
-// or nil.
-func (m *ProducerManager) AvailableChannel(group string) *ClientChannel {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	g := m.groups[group]
-	live := make([]*ClientChannel, 0, len(g))
-	for _, c := range g {
-		if !c.Conn.Closed() {
-			live = append(live, c)
-		}
-	}
-	if len(live) == 0 {
-		return nil
-	}
-	c := *live[rand.IntN(len(live))]
-	return &c
-}
-
-// FindByClientID returns any producer channel of clientID (Java: findChannel), or nil.
-func (m *ProducerManager) FindByClientID(clientID string) *ClientChannel {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	for _, g := range m.groups {
-		for _, c := range g {
-			if c.ClientID == clientID && !c.Conn.Closed() {
-				cc := *c
-				return &cc
-			}
-		}
-	}
-	return nil
-}
-
-// Groups returns a snapshot: group → its channels.
-func (m *ProducerManager) Groups() map[string][]ClientChannel {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	out := make(map[string][]ClientChannel, len(m.groups))
-	for name, g := range m.groups {
-		for _, c := range g {
-			out[name] = append(out[name], *c)
-		}
-	}
 	return out
 }

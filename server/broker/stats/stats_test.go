@@ -1,18 +1,17 @@
-package broker
+package stats
 
 import (
-	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
 
-	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
-// fakeClock is a settable clock for brokerStats.
+// fakeClock is a settable clock for a Manager.
 type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -30,9 +29,9 @@ func (c *fakeClock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newTestStats() (*brokerStats, *fakeClock) {
+func newTestStats() (*Manager, *fakeClock) {
 	c := &fakeClock{t: time.Date(2026, 1, 2, 10, 0, 0, 0, time.Local)}
-	s := &brokerStats{now: c.now}
+	s := &Manager{now: c.now}
 	cluster := "DefaultCluster"
 	s.cluster.Store(&cluster)
 	s.init()
@@ -41,7 +40,7 @@ func newTestStats() (*brokerStats, *fakeClock) {
 
 func TestStatsItem_Window_JavaSemantics(t *testing.T) {
 	var it statsItem
-	if w := it.window(&it.minute); w != (statsWindow{}) {
+	if w := it.window(&it.minute); w != (Window{}) {
 		t.Fatalf("empty window %+v, want zero", w)
 	}
 	it.add(5, 1)
@@ -88,7 +87,7 @@ func TestKeyFormat_Parse_JavaKeys(t *testing.T) {
 }
 
 func TestStatsSet_Add_ClonesBorrowedNames(t *testing.T) {
-	set := newStatsSet(StatsTopicPutNums, keyOne)
+	set := newStatsSet(TopicPutNums, keyOne)
 	buf := []byte("TopicA")
 	borrowed := unsafe.String(&buf[0], len(buf)) // as a Borrow route reads it
 	set.add(statsKey{topic: borrowed}, 1, 1)
@@ -101,15 +100,15 @@ func TestStatsSet_Add_ClonesBorrowedNames(t *testing.T) {
 func TestBrokerStats_View_PutAndGetSets(t *testing.T) {
 	s, clock := newTestStats()
 	res := store.PutResult{MsgNum: 2, WroteBytes: 300, StoreTimestamp: clock.now().UnixMilli()}
-	s.incTopicPut("TopicA", 1, res)
-	s.incGroupGet("GroupA", "TopicA", 1, 2, 300, 3*time.Millisecond)
-	if _, ok := s.view(StatsTopicPutNums, "TopicB"); ok {
+	s.IncTopicPut("TopicA", 1, res)
+	s.IncGroupGet("GroupA", "TopicA", 1, 2, 300, 3*time.Millisecond)
+	if _, ok := s.View(TopicPutNums, "TopicB"); ok {
 		t.Error("TOPIC_PUT_NUMS TopicB exists without a put")
 	}
-	if _, ok := s.view(StatsQueuePutNums, "TopicA@1"); ok {
+	if _, ok := s.View(QueuePutNums, "TopicA@1"); ok {
 		t.Error("QUEUE_PUT_NUMS counts a topic other than SCHEDULE_TOPIC_XXXX (Java does not)")
 	}
-	if _, ok := s.view("COMMERCIAL_SEND_TIMES", "x"); ok {
+	if _, ok := s.View("COMMERCIAL_SEND_TIMES", "x"); ok {
 		t.Error("a set Java never fills answers")
 	}
 	clock.add(10 * time.Second)
@@ -118,29 +117,29 @@ func TestBrokerStats_View_PutAndGetSets(t *testing.T) {
 		name, key string
 		sum       int64
 	}{
-		{StatsTopicPutNums, "TopicA", 2},
-		{StatsTopicPutSize, "TopicA", 300},
-		{StatsBrokerPutNums, "DefaultCluster", 2},
-		{StatsGroupGetNums, "TopicA@GroupA", 2},
-		{StatsGroupGetSize, "TopicA@GroupA", 300},
-		{StatsBrokerGetNums, "DefaultCluster", 2},
-		{StatsGroupGetLatency, "1@TopicA@GroupA", 3},
+		{TopicPutNums, "TopicA", 2},
+		{TopicPutSize, "TopicA", 300},
+		{BrokerPutNums, "DefaultCluster", 2},
+		{GroupGetNums, "TopicA@GroupA", 2},
+		{GroupGetSize, "TopicA@GroupA", 300},
+		{BrokerGetNums, "DefaultCluster", 2},
+		{GroupGetLatency, "1@TopicA@GroupA", 3},
 	} {
-		w, ok := s.view(c.name, c.key)
+		w, ok := s.View(c.name, c.key)
 		if !ok {
 			t.Errorf("%s %s does not exist", c.name, c.key)
 			continue
 		}
-		for i, win := range w {
+		for i, win := range []Window{w.Minute, w.Hour, w.Day} {
 			if win.Sum != c.sum {
 				t.Errorf("%s %s window %d sum %d, want %d", c.name, c.key, i, win.Sum, c.sum)
 			}
 		}
 	}
-	if got := s.groupGetTPS("GroupA", "TopicA"); got != 0.2 {
+	if got := s.GroupGetTPS("GroupA", "TopicA"); got != 0.2 {
 		t.Errorf("groupGetTPS %v, want 0.2 (2 messages over the first 10 s window)", got)
 	}
-	if _, ok := s.view(StatsBrokerPutNums, "OtherCluster"); ok {
+	if _, ok := s.View(BrokerPutNums, "OtherCluster"); ok {
 		t.Error("BROKER_PUT_NUMS answers a key other than the cluster name")
 	}
 }
@@ -148,67 +147,67 @@ func TestBrokerStats_View_PutAndGetSets(t *testing.T) {
 func TestBrokerStats_View_LatencyKeyWithoutDetail(t *testing.T) {
 	s, _ := newTestStats()
 	s.noDetail.Store(true)
-	s.incGroupGet("G", "T", 3, 1, 10, 7*time.Millisecond)
-	if _, ok := s.view(StatsGroupGetLatency, "T@G"); !ok {
+	s.IncGroupGet("G", "T", 3, 1, 10, 7*time.Millisecond)
+	if _, ok := s.View(GroupGetLatency, "T@G"); !ok {
 		t.Error("GROUP_GET_LATENCY T@G missing with enableDetailStat=false")
 	}
-	if _, ok := s.view(StatsGroupGetLatency, "3@T@G"); ok {
+	if _, ok := s.View(GroupGetLatency, "3@T@G"); ok {
 		t.Error("GROUP_GET_LATENCY keyed by queue with enableDetailStat=false")
 	}
 }
 
 func TestBrokerStats_IncScheduleDeliver_JavaSets(t *testing.T) {
 	s, _ := newTestStats()
-	s.incScheduleDeliver(3, "TopicA", store.PutResult{MsgNum: 1, WroteBytes: 100})
+	s.IncScheduleDeliver(3, "TopicA", store.PutResult{MsgNum: 1, WroteBytes: 100})
 	for _, c := range [][2]string{
-		{StatsQueueGetNums, "SCHEDULE_TOPIC_XXXX@2@SCHEDULE_CONSUMER"},
-		{StatsGroupGetNums, "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER"},
-		{StatsTopicPutNums, "TopicA"},
-		{StatsBrokerPutNums, "DefaultCluster"},
+		{QueueGetNums, "SCHEDULE_TOPIC_XXXX@2@SCHEDULE_CONSUMER"},
+		{GroupGetNums, "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER"},
+		{TopicPutNums, "TopicA"},
+		{BrokerPutNums, "DefaultCluster"},
 	} {
-		if _, ok := s.view(c[0], c[1]); !ok {
+		if _, ok := s.View(c[0], c[1]); !ok {
 			t.Errorf("%s %s missing after a delayed delivery", c[0], c[1])
 		}
 	}
 	s2, _ := newTestStats()
 	s2.noScheduleStats.Store(true)
-	s2.incScheduleDeliver(3, "TopicA", store.PutResult{MsgNum: 1, WroteBytes: 100})
-	if _, ok := s2.view(StatsTopicPutNums, "TopicA"); ok {
+	s2.IncScheduleDeliver(3, "TopicA", store.PutResult{MsgNum: 1, WroteBytes: 100})
+	if _, ok := s2.View(TopicPutNums, "TopicA"); ok {
 		t.Error("enableScheduleMessageStats=false still counted the delivery")
 	}
 }
 
 func TestBrokerStats_IncSendBack_ParkedInSchedule(t *testing.T) {
 	s, _ := newTestStats()
-	s.incSendBack("G", "TopicA", meta.TopicSchedule, 4, store.PutResult{MsgNum: 1, WroteBytes: 90})
-	s.incSendBack("G", "TopicA", "%DLQ%G", 0, store.PutResult{MsgNum: 1, WroteBytes: 90})
-	if _, ok := s.view(StatsQueuePutNums, "SCHEDULE_TOPIC_XXXX@4"); !ok {
+	s.IncSendBack("G", "TopicA", topicSchedule, 4, store.PutResult{MsgNum: 1, WroteBytes: 90})
+	s.IncSendBack("G", "TopicA", "%DLQ%G", 0, store.PutResult{MsgNum: 1, WroteBytes: 90})
+	if _, ok := s.View(QueuePutNums, "SCHEDULE_TOPIC_XXXX@4"); !ok {
 		t.Error("QUEUE_PUT_NUMS of the schedule queue missing")
 	}
-	if _, ok := s.view(StatsTopicPutNums, "%DLQ%G"); ok {
+	if _, ok := s.View(TopicPutNums, "%DLQ%G"); ok {
 		t.Error("a send-back to the DLQ counted as a topic put (Java counts only SCHEDULE_TOPIC_XXXX)")
 	}
 	s.sampleItems(0)
-	w, ok := s.view(StatsSndbckPutNums, "TopicA@G")
-	if !ok || w[0].Sum != 2 || s.sendBackNums.Load() != 2 {
-		t.Errorf("SNDBCK_PUT_NUMS %+v %v (total %d), want sum 2", w, ok, s.sendBackNums.Load())
+	w, ok := s.View(SndbckPutNums, "TopicA@G")
+	if !ok || w.Minute.Sum != 2 || s.SendBacks() != 2 {
+		t.Errorf("SNDBCK_PUT_NUMS %+v %v (total %d), want sum 2", w, ok, s.SendBacks())
 	}
 }
 
 func TestBrokerStats_OnDeleted_DropsItems(t *testing.T) {
 	s, _ := newTestStats()
-	s.incTopicPut("T1", 0, store.PutResult{MsgNum: 1, WroteBytes: 1})
-	s.incTopicPut("T2", 0, store.PutResult{MsgNum: 1, WroteBytes: 1})
-	s.incGroupGet("G1", "T1", 0, 1, 1, 0)
-	s.incGroupGet("G2", "T2", 0, 1, 1, 0)
-	s.onTopicDeleted("T1")
-	s.onGroupDeleted("G2")
-	for _, c := range [][2]string{{StatsTopicPutNums, "T1"}, {StatsGroupGetNums, "T1@G1"}, {StatsGroupGetNums, "T2@G2"}} {
-		if _, ok := s.view(c[0], c[1]); ok {
+	s.IncTopicPut("T1", 0, store.PutResult{MsgNum: 1, WroteBytes: 1})
+	s.IncTopicPut("T2", 0, store.PutResult{MsgNum: 1, WroteBytes: 1})
+	s.IncGroupGet("G1", "T1", 0, 1, 1, 0)
+	s.IncGroupGet("G2", "T2", 0, 1, 1, 0)
+	s.OnTopicDeleted("T1")
+	s.OnGroupDeleted("G2")
+	for _, c := range [][2]string{{TopicPutNums, "T1"}, {GroupGetNums, "T1@G1"}, {GroupGetNums, "T2@G2"}} {
+		if _, ok := s.View(c[0], c[1]); ok {
 			t.Errorf("%s %s survived the delete", c[0], c[1])
 		}
 	}
-	if _, ok := s.view(StatsTopicPutNums, "T2"); !ok {
+	if _, ok := s.View(TopicPutNums, "T2"); !ok {
 		t.Error("T2 deleted with T1")
 	}
 }
@@ -217,7 +216,7 @@ func TestBrokerStats_TpsText_WindowsFillInOrder(t *testing.T) {
 	s, clock := newTestStats()
 	var puts int64
 	s.puts = func() int64 { return puts }
-	if got := s.tpsText(ratePuts); got != "  " {
+	if got := s.PutTPS(); got != "  " {
 		t.Errorf("putTps before any sample %q, want two spaces (Java's empty windows)", got)
 	}
 	for i := 0; i <= 10; i++ {
@@ -227,10 +226,10 @@ func TestBrokerStats_TpsText_WindowsFillInOrder(t *testing.T) {
 		s.getMiss.Add(1)
 		clock.add(time.Second)
 	}
-	if got := s.tpsText(ratePuts); got != "5.0  " {
+	if got := s.PutTPS(); got != "5.0  " {
 		t.Errorf("putTps after 11 samples %q, want \"5.0  \"", got)
 	}
-	if got := s.totalTpsText(); got != "3.0 0.0 0.0" {
+	if got := s.GetTotalTPS(); got != "3.0 0.0 0.0" {
 		t.Errorf("getTotalTps %q, want \"3.0 0.0 0.0\" (found + miss; 0.0 for unfilled windows)", got)
 	}
 	for i := 0; i < 600; i++ {
@@ -240,14 +239,14 @@ func TestBrokerStats_TpsText_WindowsFillInOrder(t *testing.T) {
 	if len(s.rates) != rateSamples {
 		t.Errorf("%d samples kept, want %d", len(s.rates), rateSamples)
 	}
-	if parts := strings.Split(s.tpsText(ratePuts), " "); len(parts) != 3 || parts[2] == "" {
-		t.Errorf("putTps after 611 samples %q, want three figures", s.tpsText(ratePuts))
+	if parts := strings.Split(s.PutTPS(), " "); len(parts) != 3 || parts[2] == "" {
+		t.Errorf("putTps after 611 samples %q, want three figures", s.PutTPS())
 	}
 }
 
 func TestBrokerStats_PutLatency_LastFullMinute(t *testing.T) {
 	s, clock := newTestStats()
-	if got := s.putDistribution(); got != "null" {
+	if got := s.PutDistribution(); got != "null" {
 		t.Errorf("distribution in the first minute %q, want null", got)
 	}
 	now := clock.now().UnixMilli()
@@ -258,13 +257,13 @@ func TestBrokerStats_PutLatency_LastFullMinute(t *testing.T) {
 	s.recordLatency(now - 3000)
 	s.rollLatency()
 	want := "[<=0ms]:98 [0~10ms]:0 [10~50ms]:1 [50~100ms]:0 [100~200ms]:0 [200~500ms]:0 [500ms~1s]:0 [1~2s]:0 [2~3s]:0 [3~4s]:1 [4~5s]:0 [5~10s]:0 [10s~]:0 "
-	if got := s.putDistribution(); got != want {
+	if got := s.PutDistribution(); got != want {
 		t.Errorf("distribution\n got %q\nwant %q", got, want)
 	}
-	if p := s.putLatencyPercentile(0.99); p < 28 || p > 30 {
+	if p := s.PutLatencyPercentile(0.99); p < 28 || p > 30 {
 		t.Errorf("p99 %v, want in the 28-30 ms bucket", p)
 	}
-	if p := s.putLatencyPercentile(0.5); p != 50.0/98 {
+	if p := s.PutLatencyPercentile(0.5); p != 50.0/98 {
 		t.Errorf("p50 %v, want 50/98 (the 50th of 98 puts in the first 1 ms bucket)", p)
 	}
 }
@@ -278,40 +277,11 @@ func TestBrokerStats_DayTotals_RecordedAtMidnight(t *testing.T) {
 	puts, _ = 12, s.getTransferred.Add(4)
 	s.recordDay()
 	puts = 20
-	if got, want := s.dayTotals(), [6]int64{7, 12, 20, 3, 7, 7}; got != want {
+	if got, want := s.DayTotals(), (DayTotals{7, 12, 20, 3, 7, 7}); got != want {
 		t.Errorf("day totals %v, want %v", got, want)
 	}
 	if got := nextMorning(time.Date(2026, 3, 31, 23, 59, 0, 0, time.UTC)); !got.Equal(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("next morning %v", got)
-	}
-}
-
-func TestStorePuts_ZeroWhenNothingWritten(t *testing.T) {
-	if n := storePuts(map[string]string{"putMessageTimesTotal": "1", "putMessageSizeTotal": "0"}); n != 0 {
-		t.Errorf("puts %d, want 0 (the store reports max(count,1))", n)
-	}
-	if n := storePuts(map[string]string{"putMessageTimesTotal": "9", "putMessageSizeTotal": "900"}); n != 9 {
-		t.Errorf("puts %d, want 9", n)
-	}
-}
-
-func TestJavaDouble_DoubleToString(t *testing.T) {
-	for v, want := range map[float64]string{
-		0: "0.0", 1: "1.0", 0.5: "0.5", 1.0 / 3: "0.3333333333333333", 0.001: "0.001",
-		0.0001: "1.0E-4", 1e7: "1.0E7", 12345678.9: "1.23456789E7", -2.5: "-2.5",
-		math.Inf(1): "Infinity", math.NaN(): "NaN",
-	} {
-		if got := javaDouble(v); got != want {
-			t.Errorf("javaDouble(%v) = %q, want %q", v, got, want)
-		}
-	}
-}
-
-func TestHumanReadableBytes_JavaFormat(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 30: "5.0 GiB"} {
-		if got := humanReadableBytes(n); got != want {
-			t.Errorf("humanReadableBytes(%d) = %q, want %q", n, got, want)
-		}
 	}
 }
 
@@ -321,7 +291,7 @@ func BenchmarkBrokerStats_IncTopicPut(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			s.incTopicPut("BenchTopic", 1, res)
+			s.IncTopicPut("BenchTopic", 1, res)
 		}
 	})
 }
@@ -331,7 +301,7 @@ func BenchmarkBrokerStats_IncGroupGet(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			s.incGroupGet("BenchGroup", "BenchTopic", 1, 32, 8192, time.Millisecond)
+			s.IncGroupGet("BenchGroup", "BenchTopic", 1, 32, 8192, time.Millisecond)
 		}
 	})
 }
@@ -354,4 +324,41 @@ func FuzzKeyFormat_Parse(f *testing.F) {
 			}
 		}
 	})
+}
+
+type fakeStore struct{ puts atomic.Int64 }
+
+func (f *fakeStore) Stats() store.Stats { return store.Stats{PutMessageTimes: f.puts.Load()} }
+
+type fakeQueue struct{ n atomic.Int64 }
+
+func (q *fakeQueue) Len() int { return int(q.n.Load()) }
+
+func TestManager_Start_ReadsConfigAndStops(t *testing.T) {
+	s, clock := newTestStats()
+	st := &fakeStore{}
+	st.puts.Store(42)
+	q := &fakeQueue{}
+	s.Start(Config{ClusterName: "C1", EnableDetailStat: false, Store: st, Pools: []Queue{q}})
+	defer s.Stop()
+	if got := s.DayTotals().PutTodayNow; got != 42 {
+		t.Errorf("put total %d, want the store's 42", got)
+	}
+	s.IncGroupGet("G", "T", 3, 1, 10, time.Millisecond)
+	if _, ok := s.View(GroupGetLatency, "T@G"); !ok {
+		t.Error("enableDetailStat=false not applied: latency keyed by queue")
+	}
+	if _, ok := s.View(BrokerGetNums, "C1"); !ok {
+		t.Error("BROKER_GET_NUMS not keyed by the configured cluster")
+	}
+	if w := s.HeadWait(q); w != 0 {
+		t.Errorf("head wait of an empty queue %d", w)
+	}
+	q.n.Store(3)
+	clock.add(1500 * time.Millisecond)
+	if w := s.HeadWait(q); w != 1500 {
+		t.Errorf("head wait %d ms, want 1500 (since Start's sample saw the queue empty)", w)
+	}
+	s.Stop()
+	s.Stop() // idempotent
 }

@@ -1,4 +1,4 @@
-package broker
+package consumerfilter
 
 import (
 	"bufio"
@@ -20,9 +20,9 @@ type testClock struct{ t time.Time }
 
 func (c *testClock) now() time.Time { return c.t }
 
-func newTestFilterManager(t *testing.T, path string, clock *testClock) *ConsumerFilterManager {
+func newTestFilterManager(t *testing.T, path string, clock *testClock) *Manager {
 	t.Helper()
-	m, err := NewConsumerFilterManager(ConsumerFilterOptions{Path: path, MaxErrorRateOfBloomFilter: 20, ExpectConsumerNumUseFilter: 32}, zerolog.Nop())
+	m, err := New(Options{Path: path, MaxErrorRateOfBloomFilter: 20, ExpectConsumerNumUseFilter: 32}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func newTestFilterManager(t *testing.T, path string, clock *testClock) *Consumer
 }
 
 // TestBloomFilter_Generate_JavaGolden checks the bit positions against Java's
-// BloomFilter.createByFn(20, 32).generate (filter/testdata/golden.jsonl, see javagold).
+// BloomFilter.createByFn(20, 32).generate (../filter/testdata/golden.jsonl, see javagold).
 func TestBloomFilter_Generate_JavaGolden(t *testing.T) {
 	bf, err := newBloomFilter(20, 32)
 	if err != nil {
@@ -42,7 +42,7 @@ func TestBloomFilter_Generate_JavaGolden(t *testing.T) {
 	if bf.k != 3 || bf.m != 112 {
 		t.Fatalf("k=%d m=%d, want Java's 3 and 112", bf.k, bf.m)
 	}
-	f, err := os.Open("filter/testdata/golden.jsonl")
+	f, err := os.Open("../filter/testdata/golden.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +95,9 @@ func decodeStd(t *testing.T, b []byte) any {
 	return v
 }
 
-// TestConsumerFilterManager_Persist_JavaGolden writes the table Java wrote for the same
+// TestManager_Persist_JavaGolden writes the table Java wrote for the same
 // registrations (testdata/consumer_filter_golden.json, from Java's ConsumerFilterManager).
-func TestConsumerFilterManager_Persist_JavaGolden(t *testing.T) {
+func TestManager_Persist_JavaGolden(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config", "consumerFilter.json")
 	clock := &testClock{t: time.UnixMilli(1690000000100)}
 	m := newTestFilterManager(t, path, clock)
@@ -130,7 +130,7 @@ func TestConsumerFilterManager_Persist_JavaGolden(t *testing.T) {
 	}
 }
 
-func TestConsumerFilterManager_RegisterOne_Versions(t *testing.T) {
+func TestManager_RegisterOne_Versions(t *testing.T) {
 	clock := &testClock{t: time.UnixMilli(1000)}
 	m := newTestFilterManager(t, filepath.Join(t.TempDir(), "cf.json"), clock)
 	if m.RegisterOne("T", "G", "a > 5", "TAG", 1) || m.RegisterOne("T", "G", "", "SQL92", 1) {
@@ -177,7 +177,7 @@ func TestConsumerFilterManager_RegisterOne_Versions(t *testing.T) {
 	}
 }
 
-func TestConsumerFilterManager_Register_DeadAndAlive(t *testing.T) {
+func TestManager_Register_DeadAndAlive(t *testing.T) {
 	clock := &testClock{t: time.UnixMilli(1000)}
 	m := newTestFilterManager(t, filepath.Join(t.TempDir(), "cf.json"), clock)
 	subs := []protocol.SubscriptionData{
@@ -213,7 +213,7 @@ func TestConsumerFilterManager_Register_DeadAndAlive(t *testing.T) {
 	}
 }
 
-func TestConsumerFilterManager_Persist_CleansLongDead(t *testing.T) {
+func TestManager_Persist_CleansLongDead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cf.json")
 	clock := &testClock{t: time.UnixMilli(1_000_000)}
 	m := newTestFilterManager(t, path, clock)
@@ -258,7 +258,7 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-func TestConsumerFilterManager_Load_MarksDeadAndCompiles(t *testing.T) {
+func TestManager_Load_MarksDeadAndCompiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config", "consumerFilter.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestConsumerFilterManager_Load_MarksDeadAndCompiles(t *testing.T) {
 	if err := os.WriteFile(path, mustRead(t, "testdata/consumer_filter_golden.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewConsumerFilterManager(ConsumerFilterOptions{Path: path, MaxErrorRateOfBloomFilter: 20, ExpectConsumerNumUseFilter: 32}, zerolog.Nop())
+	m, err := New(Options{Path: path, MaxErrorRateOfBloomFilter: 20, ExpectConsumerNumUseFilter: 32}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,12 +292,12 @@ func TestConsumerFilterManager_Load_MarksDeadAndCompiles(t *testing.T) {
 	}
 }
 
-func TestConsumerFilterManager_Load_OtherBloomSettingsIgnoresFile(t *testing.T) {
+func TestManager_Load_OtherBloomSettingsIgnoresFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "consumerFilter.json")
 	if err := os.WriteFile(path, mustRead(t, "testdata/consumer_filter_golden.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewConsumerFilterManager(ConsumerFilterOptions{Path: path, MaxErrorRateOfBloomFilter: 20, ExpectConsumerNumUseFilter: 64}, zerolog.Nop())
+	m, err := New(Options{Path: path, MaxErrorRateOfBloomFilter: 20, ExpectConsumerNumUseFilter: 64}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestConsumerFilterManager_Load_OtherBloomSettingsIgnoresFile(t *testing.T) 
 	}
 }
 
-func TestConsumerFilterManager_Persist_RoundTrip(t *testing.T) {
+func TestManager_Persist_RoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "consumerFilter.json")
 	m := newTestFilterManager(t, path, nil)
 	m.RegisterOne("T", "G", "a IN ('x', 'y') OR b IS NULL", "SQL92", 7)

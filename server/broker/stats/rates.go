@@ -1,6 +1,6 @@
-package broker
+package stats
 
-// The store-level figures of GET_BROKER_RUNTIME_INFO (stats.go has the named sets): the
+// The store-level figures of GET_BROKER_RUNTIME_INFO (sets.go has the named sets): the
 // rates Java's StoreStatsService samples every second (putTps, getFoundTps, getMissTps,
 // getTotalTps, getTransferedTps over 10, 60 and 600 s), the put latency distribution of
 // the last full minute (putMessageDistributeTime, putLatency99/999), the pools' head wait
@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/skyrocket-mq/skyrocket/server/remoting"
+	"github.com/skyrocket-mq/skyrocket/compat"
 )
 
 // rateSample is one second of StoreStatsService's sampling.
@@ -67,23 +67,13 @@ func (l *latencyCounts) add(ms int64) {
 	l.px[j].Add(1)
 }
 
-// storePuts reads the store's put count from its runtime info. The store reports
-// max(count, 1), as Java does; a store that wrote no bytes has put nothing.
-func storePuts(info map[string]string) int64 {
-	if info["putMessageSizeTotal"] == "0" {
-		return 0
-	}
-	n, _ := strconv.ParseInt(info["putMessageTimesTotal"], 10, 64)
-	return n
-}
-
 // nextMorning is the next local midnight (Java: UtilAll.computeNextMorningTimeMillis).
 func nextMorning(now time.Time) time.Time {
 	y, m, d := now.Date()
 	return time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
 }
 
-func (s *brokerStats) sampleRates() {
+func (s *Manager) sampleRates() {
 	s.init()
 	s.rateMu.Lock()
 	defer s.rateMu.Unlock()
@@ -98,7 +88,7 @@ func (s *brokerStats) sampleRates() {
 		s.rates = append(s.rates[:0], s.rates[1:]...)
 	}
 	if s.seenEmpty == nil {
-		s.seenEmpty = map[*remoting.Pool]int64{}
+		s.seenEmpty = map[Queue]int64{}
 	}
 	for _, p := range s.pools {
 		if p.Len() == 0 {
@@ -107,10 +97,10 @@ func (s *brokerStats) sampleRates() {
 	}
 }
 
-// headWait bounds how long the head of a pool's queue has waited: 0 when the queue is
-// empty, else the time since the sampler last saw it empty (every task queued now
-// arrived after that). Java: BrokerController#headSlowTimeMills.
-func (s *brokerStats) headWait(p *remoting.Pool) int64 {
+// HeadWait bounds how long the head of a pool's queue has waited, in ms: 0 when the
+// queue is empty, else the time since the sampler last saw it empty (every task queued
+// now arrived after that). Java: BrokerController#headSlowTimeMills.
+func (s *Manager) HeadWait(p Queue) int64 {
 	if p.Len() == 0 {
 		return 0
 	}
@@ -124,13 +114,13 @@ func (s *brokerStats) headWait(p *remoting.Pool) int64 {
 }
 
 // rollLatency starts a new minute of put latencies (Java: printTps resets them).
-func (s *brokerStats) rollLatency() {
+func (s *Manager) rollLatency() {
 	s.init()
 	s.lastDist.Store(s.latency.Swap(newLatencyCounts()))
 }
 
 // recordDay is Java's BrokerStats#record.
-func (s *brokerStats) recordDay() {
+func (s *Manager) recordDay() {
 	puts := s.putTotal()
 	s.dayMu.Lock()
 	defer s.dayMu.Unlock()
@@ -139,7 +129,7 @@ func (s *brokerStats) recordDay() {
 }
 
 // putTotal is the store's put count now (Java: getPutMessageTimesTotal).
-func (s *brokerStats) putTotal() int64 {
+func (s *Manager) putTotal() int64 {
 	s.rateMu.Lock()
 	f := s.puts
 	s.rateMu.Unlock()
@@ -149,12 +139,19 @@ func (s *brokerStats) putTotal() int64 {
 	return f()
 }
 
-// dayTotals returns putYesterday, putToday, putNow, getYesterday, getToday, getNow.
-func (s *brokerStats) dayTotals() [6]int64 {
+// DayTotals are the put and get counts at the last two local midnights and now (Java:
+// BrokerStats, msgPutTotal* and msgGetTotal* of GET_BROKER_RUNTIME_INFO).
+type DayTotals struct {
+	PutYesterdayMorning, PutTodayMorning, PutTodayNow int64
+	GetYesterdayMorning, GetTodayMorning, GetTodayNow int64
+}
+
+// DayTotals returns the day totals.
+func (s *Manager) DayTotals() DayTotals {
 	puts := s.putTotal()
 	s.dayMu.Lock()
 	defer s.dayMu.Unlock()
-	return [6]int64{s.putYesterday, s.putToday, puts, s.getYesterday, s.getToday, s.getTransferred.Load()}
+	return DayTotals{s.putYesterday, s.putToday, puts, s.getYesterday, s.getToday, s.getTransferred.Load()}
 }
 
 // rateField selects a counter of a rate sample.
@@ -169,7 +166,7 @@ var (
 
 // tps is the rate of one counter over the last window samples, and false when fewer
 // samples exist (Java: StoreStatsService#getPutTps(int) ...).
-func (s *brokerStats) tps(f rateField, window int) (float64, bool) {
+func (s *Manager) tps(f rateField, window int) (float64, bool) {
 	s.rateMu.Lock()
 	defer s.rateMu.Unlock()
 	if len(s.rates) <= window {
@@ -183,23 +180,30 @@ func (s *brokerStats) tps(f rateField, window int) (float64, bool) {
 	return float64(f(last)-f(before)) / float64(dt) * 1000, true
 }
 
+// PutTPS, GetFoundTPS, GetMissTPS and GetTransferredTPS are Java's StoreStatsService
+// getPutTps, getGetFoundTps, getGetMissTps and getGetTransferedTps: "r10 r60 r600".
+func (s *Manager) PutTPS() string            { return s.tpsText(ratePuts) }
+func (s *Manager) GetFoundTPS() string       { return s.tpsText(rateFound) }
+func (s *Manager) GetMissTPS() string        { return s.tpsText(rateMiss) }
+func (s *Manager) GetTransferredTPS() string { return s.tpsText(rateTransferred) }
+
 // tpsText is "r10 r60 r600" with an empty part for each window not yet filled (Java's
 // putTps, getFoundTps, getMissTps, getTransferedTps).
-func (s *brokerStats) tpsText(f rateField) string {
+func (s *Manager) tpsText(f rateField) string {
 	var b strings.Builder
 	for i, w := range [3]int{10, 60, 600} {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		if v, ok := s.tps(f, w); ok {
-			b.WriteString(javaDouble(v))
+			b.WriteString(compat.JavaDoubleString(v))
 		}
 	}
 	return b.String()
 }
 
-// totalTpsText is getTotalTps: found + missed, 0.0 for a window not yet filled.
-func (s *brokerStats) totalTpsText() string {
+// GetTotalTPS is getTotalTps: found + missed, 0.0 for a window not yet filled.
+func (s *Manager) GetTotalTPS() string {
 	var b strings.Builder
 	for i, w := range [3]int{10, 60, 600} {
 		if i > 0 {
@@ -207,14 +211,14 @@ func (s *brokerStats) totalTpsText() string {
 		}
 		found, _ := s.tps(rateFound, w)
 		miss, _ := s.tps(rateMiss, w)
-		b.WriteString(javaDouble(found + miss))
+		b.WriteString(compat.JavaDoubleString(found + miss))
 	}
 	return b.String()
 }
 
-// putDistribution is putMessageDistributeTime for the last full minute ("null" during
+// PutDistribution is putMessageDistributeTime for the last full minute ("null" during
 // the first, as Java).
-func (s *brokerStats) putDistribution() string {
+func (s *Manager) PutDistribution() string {
 	l := s.lastDist.Load()
 	if l == nil {
 		return "null"
@@ -229,9 +233,10 @@ func (s *brokerStats) putDistribution() string {
 	return b.String()
 }
 
-// putLatencyPercentile is Java's findPutMessageEntireTimePX over the last full minute:
-// linear interpolation inside the bucket that holds the px-th put.
-func (s *brokerStats) putLatencyPercentile(px float64) float64 {
+// PutLatencyPercentile is Java's findPutMessageEntireTimePX over the last full minute
+// (putLatency99, putLatency999): linear interpolation inside the bucket that holds the
+// px-th put.
+func (s *Manager) PutLatencyPercentile(px float64) float64 {
 	l := s.lastDist.Load()
 	if l == nil {
 		return 0
@@ -263,7 +268,7 @@ func (s *brokerStats) putLatencyPercentile(px float64) float64 {
 	return 0
 }
 
-func (s *brokerStats) recordLatency(storeTimestamp int64) {
+func (s *Manager) recordLatency(storeTimestamp int64) {
 	if storeTimestamp <= 0 {
 		return
 	}
@@ -272,37 +277,4 @@ func (s *brokerStats) recordLatency(storeTimestamp int64) {
 		ms = 0
 	}
 	s.latency.Load().add(ms)
-}
-
-// javaDouble formats v as Java's Double.toString: the shortest digits that read back
-// as v, at least one fraction digit, and computerized scientific notation outside
-// [1e-3, 1e7).
-func javaDouble(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	case v == 0:
-		if math.Signbit(v) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(v); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(v, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(v, 'e', -1, 64) // 1.2345e+07
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }
