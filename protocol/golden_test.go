@@ -96,11 +96,8 @@ func TestGolden_ClusterInfoAndLists(t *testing.T) {
 	tl = &TopicList{TopicList: []string{"TopicTest", "TopicOrder"}, BrokerAddr: "127.0.0.1:10911"}
 	sameBytes(t, "topic_list_with_broker.json", tl.AppendJSON(nil))
 	sameBytes(t, "data_version.json", DataVersion{Timestamp: 1700000000000, Counter: 7}.AppendJSON(nil))
-	lock := []byte(`{"lockOKMQSet":[`)
-	lock = MessageQueue{Topic: "TopicTest", BrokerName: "broker-a", QueueID: 1}.AppendJSON(lock)
-	lock = append(lock, ',')
-	lock = MessageQueue{Topic: "TopicTest", BrokerName: "broker-a", QueueID: 0}.AppendJSON(lock)
-	sameBytes(t, "lock_batch_response_body.json", append(lock, "]}"...))
+	lock := LockBatchResponseBody{LockOKMQSet: []MessageQueue{mqA(1), mqA(0)}}
+	sameBytes(t, "lock_batch_response_body.json", lock.AppendJSON(nil))
 }
 
 func TestGolden_TopicConfigsAndRegisterBody(t *testing.T) {
@@ -146,22 +143,14 @@ func TestGolden_TopicConfigsAndRegisterBody(t *testing.T) {
 }
 
 func TestGolden_SubscriptionGroupsAndHeartbeat(t *testing.T) {
-	var sg struct {
-		SubscriptionGroupTable map[string]SubscriptionGroupConfig `json:"subscriptionGroupTable"`
-		DataVersion            DataVersion                        `json:"dataVersion"`
-	}
+	var sg SubscriptionGroupWrapper
 	if err := UnmarshalBody(golden(t, "subscription_group_wrapper.json"), &sg); err != nil {
 		t.Fatal(err)
 	}
-	out := []byte(`{"dataVersion":`)
-	out = sg.DataVersion.AppendJSON(out)
-	out = append(out, `,"subscriptionGroupTable":{"ConsumerGroupA":`...)
-	a := sg.SubscriptionGroupTable["ConsumerGroupA"]
-	out = a.AppendJSON(out)
-	out = append(out, `,"ConsumerGroupB":`...)
-	b := sg.SubscriptionGroupTable["ConsumerGroupB"]
-	out = b.AppendJSON(out)
-	sameBytes(t, "subscription_group_wrapper.json", append(out, "}}"...))
+	if len(sg.SubscriptionGroupTable) != 2 || sg.SubscriptionGroupTable["ConsumerGroupB"].GroupName != "ConsumerGroupB" {
+		t.Fatalf("decoded wrapper: %+v", sg)
+	}
+	sameBytes(t, "subscription_group_wrapper.json", sg.AppendJSON(nil))
 
 	var hb HeartbeatData
 	if err := UnmarshalBody(golden(t, "heartbeat_data.json"), &hb); err != nil {

@@ -26,7 +26,6 @@ package broker
 import (
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -63,12 +62,6 @@ func decodeFastJSON(body []byte, v any) error {
 	return protocol.UnmarshalBody(std, v)
 }
 
-// appendJSONKey appends "k": for the bodies assembled in handlers.
-func appendJSONKey(dst []byte, k string) []byte {
-	dst = compat.AppendJSONString(dst, k)
-	return append(dst, ':')
-}
-
 func (b *Broker) deleteSubscriptionGroup(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 	if err := b.slaveRefusal(); err != nil {
 		return nil, err
@@ -99,7 +92,7 @@ func (b *Broker) queryConsumeTimeSpan(_ *remoting.Context, req *protocol.Command
 	if !ok {
 		return nil, protocol.Errorf(protocol.ResTopicNotExist, "topic[%s] not exist", h.Topic)
 	}
-	out := []byte(`{"consumeTimeSpanSet":[`)
+	var span protocol.QueryConsumeTimeSpanBody
 	now := time.Now().UnixMilli()
 	for i := int32(0); i < tc.WriteQueueNums; i++ {
 		minTime := b.store.EarliestMessageTime(h.Topic, i)
@@ -114,23 +107,11 @@ func (b *Broker) queryConsumeTimeSpan(_ *remoting.Context, req *protocol.Command
 		if consumerOffset < maxOffset {
 			delay = now - b.store.MessageStoreTimestamp(h.Topic, i, consumerOffset)
 		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `{"consumeTimeStamp":`...)
-		out = strconv.AppendInt(out, consumeTime, 10)
-		out = append(out, `,"delayTime":`...)
-		out = strconv.AppendInt(out, delay, 10)
-		out = append(out, `,"maxTimeStamp":`...)
-		out = strconv.AppendInt(out, maxTime, 10)
-		out = append(out, `,"messageQueue":`...)
-		out = b.mq(h.Topic, i).AppendJSON(out)
-		out = append(out, `,"minTimeStamp":`...)
-		out = strconv.AppendInt(out, minTime, 10)
-		out = append(out, '}')
+		span.ConsumeTimeSpanSet = append(span.ConsumeTimeSpanSet, protocol.QueueTimeSpan{MessageQueue: b.mq(h.Topic, i),
+			MinTimeStamp: minTime, MaxTimeStamp: maxTime, ConsumeTimeStamp: consumeTime, DelayTime: delay})
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, "]}"...)
+	resp.Body = span.AppendJSON(nil)
 	return resp, nil
 }
 
@@ -167,7 +148,8 @@ func (b *Broker) queryCorrectionOffset(_ *remoting.Context, req *protocol.Comman
 		}
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(meta.AppendQueueOffsets([]byte(`{"correctionOffsets":`), correction), '}')
+	body := protocol.QueryCorrectionOffsetBody{CorrectionOffsets: correction}
+	resp.Body = body.AppendJSON(nil)
 	return resp, nil
 }
 

@@ -13,9 +13,6 @@ package broker
 //     subscribe are left out, as in GET_CONSUME_STATS.
 
 import (
-	"strconv"
-
-	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/stats"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
@@ -30,26 +27,14 @@ func (b *Broker) viewBrokerStatsData(_ *remoting.Context, req *protocol.Command)
 	if !ok {
 		return nil, protocol.Errorf(protocol.ResSystemError, "The stats <%s> <%s> not exist", h.StatsName, h.StatsKey)
 	}
-	out := []byte(`{"statsDay":`)
-	out = appendStatsItem(out, w.Day)
-	out = append(out, `,"statsHour":`...)
-	out = appendStatsItem(out, w.Hour)
-	out = append(out, `,"statsMinute":`...)
-	out = appendStatsItem(out, w.Minute)
+	data := protocol.BrokerStatsData{StatsMinute: brokerStatsItem(w.Minute), StatsHour: brokerStatsItem(w.Hour), StatsDay: brokerStatsItem(w.Day)}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, '}')
+	resp.Body = data.AppendJSON(nil)
 	return resp, nil
 }
 
-// appendStatsItem writes a BrokerStatsItem.
-func appendStatsItem(dst []byte, w stats.Window) []byte {
-	dst = append(dst, `{"avgpt":`...)
-	dst = appendJavaDouble(dst, w.AvgPT)
-	dst = append(dst, `,"sum":`...)
-	dst = strconv.AppendInt(dst, w.Sum, 10)
-	dst = append(dst, `,"tps":`...)
-	dst = appendJavaDouble(dst, w.TPS)
-	return append(dst, '}')
+func brokerStatsItem(w stats.Window) protocol.BrokerStatsItem {
+	return protocol.BrokerStatsItem{Sum: w.Sum, Tps: w.TPS, Avgpt: w.AvgPT}
 }
 
 func (b *Broker) getBrokerConsumeStats(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
@@ -57,18 +42,9 @@ func (b *Broker) getBrokerConsumeStats(_ *remoting.Context, req *protocol.Comman
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err
 	}
-	var totalDiff int64
-	out := []byte(`{"brokerAddr":`)
-	out = compat.AppendJSONString(out, b.addr)
-	out = append(out, `,"consumeStatsList":[`...)
-	for gi, group := range b.subs.Groups() {
-		if gi > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, '{')
-		out = appendJSONKey(out, group)
-		out = append(out, '[')
-		n := 0
+	list := protocol.ConsumeStatsList{BrokerAddr: b.addr}
+	for _, group := range b.subs.Groups() {
+		gs := protocol.GroupConsumeStats{Group: group}
 		for _, topic := range b.offsets.TopicsOfGroup(group) {
 			tc, ok := b.topics.Get(topic)
 			if !ok {
@@ -81,20 +57,14 @@ func (b *Broker) getBrokerConsumeStats(_ *remoting.Context, req *protocol.Comman
 			if !b.groupConsumes(group, topic) {
 				continue
 			}
-			if n > 0 {
-				out = append(out, ',')
-			}
-			n++
-			var diff int64
-			out, diff = b.appendConsumeStats(out, group, topic, protocol.ClampQueueNums(tc.WriteQueueNums))
-			totalDiff += diff
+			cs := b.consumeStats(group, topic, protocol.ClampQueueNums(tc.WriteQueueNums))
+			list.TotalDiff += cs.TotalDiff()
+			gs.Stats = append(gs.Stats, cs)
 		}
-		out = append(out, "]}"...)
+		list.ConsumeStatsList = append(list.ConsumeStatsList, gs)
 	}
-	out = append(out, `],"totalDiff":`...)
-	out = strconv.AppendInt(out, totalDiff, 10)
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, '}')
+	resp.Body = list.AppendJSON(nil)
 	return resp, nil
 }
 
@@ -109,13 +79,10 @@ func (b *Broker) groupConsumes(group, topic string) bool {
 	return ok
 }
 
-// appendConsumeStats writes a ConsumeStats of group on queues 0..queues-1 of topic and
-// returns its total diff (Java: ConsumeStats#computeTotalDiff).
-func (b *Broker) appendConsumeStats(dst []byte, group, topic string, queues int32) ([]byte, int64) {
-	var diff int64
-	dst = append(dst, `{"consumeTps":`...)
-	dst = appendJavaDouble(dst, b.stats.GroupGetTPS(group, topic))
-	dst = append(dst, `,"offsetTable":{`...)
+// consumeStats is the ConsumeStats of group on queues 0..queues-1 of topic.
+func (b *Broker) consumeStats(group, topic string, queues int32) protocol.ConsumeStats {
+	cs := protocol.ConsumeStats{ConsumeTps: b.stats.GroupGetTPS(group, topic),
+		OffsetTable: make([]protocol.MessageQueueEntry[protocol.OffsetWrapper], 0, queues)}
 	for i := int32(0); i < queues; i++ {
 		brokerOffset := max64(b.store.MaxOffsetInQueue(topic, i), 0)
 		consumerOffset := max64(b.offsets.Query(group, topic, i), 0)
@@ -125,18 +92,8 @@ func (b *Broker) appendConsumeStats(dst []byte, group, topic string, queues int3
 				last = ts
 			}
 		}
-		diff += brokerOffset - consumerOffset
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = b.mq(topic, i).AppendJSON(dst)
-		dst = append(dst, `:{"brokerOffset":`...)
-		dst = strconv.AppendInt(dst, brokerOffset, 10)
-		dst = append(dst, `,"consumerOffset":`...)
-		dst = strconv.AppendInt(dst, consumerOffset, 10)
-		dst = append(dst, `,"lastTimestamp":`...)
-		dst = strconv.AppendInt(dst, last, 10)
-		dst = append(dst, '}')
+		cs.OffsetTable = append(cs.OffsetTable, protocol.MessageQueueEntry[protocol.OffsetWrapper]{Queue: b.mq(topic, i),
+			Value: protocol.OffsetWrapper{BrokerOffset: brokerOffset, ConsumerOffset: consumerOffset, LastTimestamp: last}})
 	}
-	return append(dst, "}}"...), diff
+	return cs
 }

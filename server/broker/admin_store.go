@@ -116,73 +116,28 @@ func (b *Broker) queryConsumeQueue(_ *remoting.Context, req *protocol.Command) (
 		resp.SetRemark("Index " + strconv.FormatInt(h.Index, 10) + " of " + strconv.Itoa(int(h.QueueID)) + "@" + h.Topic + " is not exist!")
 		return resp, nil
 	}
-	out := []byte{'{'}
-	if !isBlank(h.ConsumerGroup) {
-		out = append(out, `"filterData":`...)
-		out = compat.AppendJSONString(out, filterData)
-		out = append(out, ',')
-	}
-	out = append(out, `"maxQueueIndex":`...)
-	out = strconv.AppendInt(out, maxIndex, 10)
-	out = append(out, `,"minQueueIndex":`...)
-	out = strconv.AppendInt(out, b.store.MinOffsetInQueue(h.Topic, h.QueueID), 10)
-	out = append(out, `,"queueData":[`...)
+	body := protocol.QueryConsumeQueueResponseBody{SubscriptionData: sub, FilterData: filterData, MaxQueueIndex: maxIndex,
+		MinQueueIndex: b.store.MinOffsetInQueue(h.Topic, h.QueueID), QueueData: make([]protocol.ConsumeQueueData, len(units))}
 	for i, u := range units {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `{"eval":false,"physicOffset":`...)
-		out = strconv.AppendInt(out, u.PhyOffset, 10)
-		out = append(out, `,"physicSize":`...)
-		out = strconv.AppendInt(out, int64(u.Size), 10)
-		out = append(out, `,"tagsCode":`...)
-		out = strconv.AppendInt(out, u.TagsCode, 10)
-		out = append(out, '}')
+		body.QueueData[i] = protocol.ConsumeQueueData{PhysicOffset: u.PhyOffset, PhysicSize: u.Size, TagsCode: u.TagsCode}
 	}
-	out = append(out, ']')
-	if sub != nil {
-		out = append(out, `,"subscriptionData":`...)
-		out = sub.AppendJSON(out)
-	}
-	resp.Body = append(out, '}')
+	resp.Body = body.AppendJSON(nil)
 	return resp, nil
 }
 
 func (b *Broker) getAllProducerInfo(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 	groups := b.producers.Groups()
-	names := make([]string, 0, len(groups))
-	for g := range groups {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	out := []byte(`{"data":{`)
-	for i, g := range names {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = appendJSONKey(out, g)
-		out = append(out, '[')
-		chans := groups[g]
+	info := protocol.ProducerTableInfo{Data: make(map[string][]protocol.ProducerInfo, len(groups))}
+	for g, chans := range groups {
 		sort.Slice(chans, func(i, j int) bool { return chans[i].ClientID < chans[j].ClientID })
-		for j, c := range chans {
-			if j > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, `{"clientId":`...)
-			out = compat.AppendJSONString(out, c.ClientID)
-			out = append(out, `,"language":"`...)
-			out = append(out, c.Language.String()...)
-			out = append(out, `","lastUpdateTimestamp":`...)
-			out = strconv.AppendInt(out, c.LastUpdate.UnixMilli(), 10)
-			out = append(out, `,"remoteIP":`...)
-			out = compat.AppendJSONString(out, "/"+c.Conn.RemoteAddr())
-			out = append(out, `,"version":`...)
-			out = strconv.AppendInt(out, int64(c.Version), 10)
-			out = append(out, '}')
+		list := make([]protocol.ProducerInfo, len(chans))
+		for i, c := range chans {
+			list[i] = protocol.ProducerInfo{ClientID: c.ClientID, RemoteIP: "/" + c.Conn.RemoteAddr(), Language: c.Language,
+				Version: c.Version, LastUpdateTimestamp: c.LastUpdate.UnixMilli()}
 		}
-		out = append(out, ']')
+		info.Data[g] = list
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, "}}"...)
+	resp.Body = info.AppendJSON(nil)
 	return resp, nil
 }

@@ -10,17 +10,15 @@ package broker
 //   QUERY_TOPIC_CONSUME_BY_WHO (300), GET_CONSUMER_RUNNING_INFO (307) and
 //   CONSUME_MESSAGE_DIRECTLY (309), relayed to the client verbatim.
 //
-// Bodies keyed by MessageQueue are written in fastjson's object-key form, the only form
-// Java tools read and the one the Go client's reset-offset parser expects.
+// The bodies are protocol types (protocol/body_admin.go). Those keyed by MessageQueue are
+// written in fastjson's object-key form, the only form Java tools read and the one the Go
+// client's reset-offset parser expects, in queue order.
 
 import (
 	"context"
-	"fmt"
 	"sort"
-	"strconv"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
-	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/clients"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
@@ -41,28 +39,20 @@ func (b *Broker) getTopicStatsInfo(_ *remoting.Context, req *protocol.Command) (
 	}
 	// The answer is proportional to the queue count, which every path that sets one bounds
 	// by protocol.MaxQueueNums (Java: none; it answers OutOfMemoryError for millions).
-	out := []byte(`{"offsetTable":{`)
-	for i := int32(0); i < protocol.ClampQueueNums(tc.WriteQueueNums); i++ {
+	n := protocol.ClampQueueNums(tc.WriteQueueNums)
+	stats := protocol.TopicStatsTable{OffsetTable: make([]protocol.MessageQueueEntry[protocol.TopicOffset], 0, n)}
+	for i := int32(0); i < n; i++ {
 		min := max64(b.store.MinOffsetInQueue(h.Topic, i), 0)
 		maxOff := max64(b.store.MaxOffsetInQueue(h.Topic, i), 0)
 		var ts int64
 		if maxOff > 0 {
 			ts = b.store.MessageStoreTimestamp(h.Topic, i, maxOff-1)
 		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = b.mq(h.Topic, i).AppendJSON(out)
-		out = append(out, `:{"lastUpdateTimestamp":`...)
-		out = strconv.AppendInt(out, ts, 10)
-		out = append(out, `,"maxOffset":`...)
-		out = strconv.AppendInt(out, maxOff, 10)
-		out = append(out, `,"minOffset":`...)
-		out = strconv.AppendInt(out, min, 10)
-		out = append(out, '}')
+		stats.OffsetTable = append(stats.OffsetTable, protocol.MessageQueueEntry[protocol.TopicOffset]{
+			Queue: b.mq(h.Topic, i), Value: protocol.TopicOffset{MinOffset: min, MaxOffset: maxOff, LastUpdateTimestamp: ts}})
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, "}}"...)
+	resp.Body = stats.AppendJSON(nil)
 	return resp, nil
 }
 
@@ -73,25 +63,14 @@ func max64(a, b int64) int64 {
 	return b
 }
 
-// appendConnections writes a Connection set (Java: Connection, fields alphabetical).
-func appendConnections(dst []byte, chans []*clients.Channel) []byte {
+// connections lists the channels as a Connection set, by client id.
+func connections(chans []*clients.Channel) []protocol.Connection {
 	sort.Slice(chans, func(i, j int) bool { return chans[i].ClientID < chans[j].ClientID })
-	dst = append(dst, `"connectionSet":[`...)
+	set := make([]protocol.Connection, len(chans))
 	for i, c := range chans {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"clientAddr":`...)
-		dst = compat.AppendJSONString(dst, c.Conn.RemoteAddr())
-		dst = append(dst, `,"clientId":`...)
-		dst = compat.AppendJSONString(dst, c.ClientID)
-		dst = append(dst, `,"language":"`...)
-		dst = append(dst, c.Language.String()...)
-		dst = append(dst, `","version":`...)
-		dst = strconv.AppendInt(dst, int64(c.Version), 10)
-		dst = append(dst, '}')
+		set[i] = protocol.Connection{ClientID: c.ClientID, ClientAddr: c.Conn.RemoteAddr(), Language: c.Language, Version: c.Version}
 	}
-	return append(dst, ']')
+	return set
 }
 
 func (b *Broker) getConsumerConnectionList(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
@@ -107,29 +86,10 @@ func (b *Broker) getConsumerConnectionList(_ *remoting.Context, req *protocol.Co
 	for _, c := range g.Channels {
 		chans = append(chans, c)
 	}
-	out := appendConnections([]byte{'{'}, chans)
-	out = append(out, `,"consumeFromWhere":`...)
-	out = compat.AppendJSONString(out, g.ConsumeFromWhere)
-	out = append(out, `,"consumeType":`...)
-	out = compat.AppendJSONString(out, g.ConsumeType)
-	out = append(out, `,"messageModel":`...)
-	out = compat.AppendJSONString(out, g.MessageModel)
-	out = append(out, `,"subscriptionTable":{`...)
-	topics := make([]string, 0, len(g.Subscriptions))
-	for t := range g.Subscriptions {
-		topics = append(topics, t)
-	}
-	sort.Strings(topics)
-	for i, t := range topics {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = appendJSONKey(out, t)
-		sub := g.Subscriptions[t]
-		out = sub.AppendJSON(out)
-	}
+	cc := protocol.ConsumerConnection{ConnectionSet: connections(chans), ConsumeType: g.ConsumeType, MessageModel: g.MessageModel,
+		ConsumeFromWhere: g.ConsumeFromWhere, SubscriptionTable: g.Subscriptions}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, "}}"...)
+	resp.Body = cc.AppendJSON(nil)
 	return resp, nil
 }
 
@@ -147,8 +107,9 @@ func (b *Broker) getProducerConnectionList(_ *remoting.Context, req *protocol.Co
 	for i := range list {
 		chans[i] = &list[i]
 	}
+	pc := protocol.ProducerConnection{ConnectionSet: connections(chans)}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(appendConnections([]byte{'{'}, chans), '}')
+	resp.Body = pc.AppendJSON(nil)
 	return resp, nil
 }
 
@@ -162,9 +123,7 @@ func (b *Broker) getConsumeStats(_ *remoting.Context, req *protocol.Command) (*p
 		topics = b.offsets.TopicsOfGroup(h.ConsumerGroup)
 	}
 	g := b.consumers.Group(h.ConsumerGroup)
-	var entries []byte
-	tps := 0.0
-	n := 0
+	var cs protocol.ConsumeStats
 	for _, topic := range topics {
 		tc, ok := b.topics.Get(topic)
 		if !ok {
@@ -185,40 +144,14 @@ func (b *Broker) getConsumeStats(_ *remoting.Context, req *protocol.Command) (*p
 					last = ts
 				}
 			}
-			if n > 0 {
-				entries = append(entries, ',')
-			}
-			n++
-			entries = b.mq(topic, i).AppendJSON(entries)
-			entries = append(entries, `:{"brokerOffset":`...)
-			entries = strconv.AppendInt(entries, brokerOffset, 10)
-			entries = append(entries, `,"consumerOffset":`...)
-			entries = strconv.AppendInt(entries, consumerOffset, 10)
-			entries = append(entries, `,"lastTimestamp":`...)
-			entries = strconv.AppendInt(entries, last, 10)
-			entries = append(entries, '}')
+			cs.OffsetTable = append(cs.OffsetTable, protocol.MessageQueueEntry[protocol.OffsetWrapper]{Queue: b.mq(topic, i),
+				Value: protocol.OffsetWrapper{BrokerOffset: brokerOffset, ConsumerOffset: consumerOffset, LastTimestamp: last}})
 		}
-		tps += b.stats.GroupGetTPS(h.ConsumerGroup, topic)
+		cs.ConsumeTps += b.stats.GroupGetTPS(h.ConsumerGroup, topic)
 	}
-	out := []byte(`{"consumeTps":`)
-	out = appendJavaDouble(out, tps)
-	out = append(out, `,"offsetTable":{`...)
-	out = append(out, entries...)
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, "}}"...)
+	resp.Body = cs.AppendJSON(nil)
 	return resp, nil
-}
-
-// appendJavaDouble writes a double as fastjson does (always with a fraction: 0.0, 1.5).
-func appendJavaDouble(dst []byte, v float64) []byte {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	dst = append(dst, s...)
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' || s[i] == 'e' || s[i] == 'E' {
-			return dst
-		}
-	}
-	return append(dst, ".0"...)
 }
 
 func (b *Broker) queryTopicConsumeByWho(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
@@ -233,20 +166,13 @@ func (b *Broker) queryTopicConsumeByWho(_ *remoting.Context, req *protocol.Comma
 	for _, g := range b.offsets.GroupsOfTopic(h.Topic) {
 		set[g] = true
 	}
-	groups := make([]string, 0, len(set))
+	list := protocol.GroupList{GroupList: make([]string, 0, len(set))}
 	for g := range set {
-		groups = append(groups, g)
+		list.GroupList = append(list.GroupList, g)
 	}
-	sort.Strings(groups)
-	out := []byte(`{"groupList":[`)
-	for i, g := range groups {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = compat.AppendJSONString(out, g)
-	}
+	sort.Strings(list.GroupList)
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(out, "]}"...)
+	resp.Body = list.AppendJSON(nil)
 	return resp, nil
 }
 
@@ -315,11 +241,7 @@ func (b *Broker) invokeBrokerToResetOffset(ctx *remoting.Context, req *protocol.
 	if !ok {
 		return nil, protocol.Errorf(protocol.ResSystemError, "[reset-offset] reset offset failed, no topic in this broker. topic=%s", h.Topic)
 	}
-	type entry struct {
-		queue  int32
-		offset int64
-	}
-	var table []entry
+	var table protocol.ResetOffsetBody
 	for i := int32(0); i < protocol.ClampQueueNums(tc.WriteQueueNums); i++ {
 		consumerOffset := b.offsets.Query(h.Group, h.Topic, i)
 		if consumerOffset == -1 {
@@ -334,40 +256,16 @@ func (b *Broker) invokeBrokerToResetOffset(ctx *remoting.Context, req *protocol.
 		if target < 0 {
 			target = 0
 		}
+		offset := consumerOffset
 		if h.IsForce || target < consumerOffset {
-			table = append(table, entry{i, target})
-		} else {
-			table = append(table, entry{i, consumerOffset})
+			offset = target
 		}
+		table.OffsetTable = append(table.OffsetTable, protocol.MessageQueueEntry[int64]{Queue: b.mq(h.Topic, i), Value: offset})
 	}
-	mapBody := []byte(`{"offsetTable":{`)
-	for i, e := range table {
-		if i > 0 {
-			mapBody = append(mapBody, ',')
-		}
-		mapBody = b.mq(h.Topic, e.queue).AppendJSON(mapBody)
-		mapBody = append(mapBody, ':')
-		mapBody = strconv.AppendInt(mapBody, e.offset, 10)
-	}
-	mapBody = append(mapBody, "}}"...)
+	mapBody := table.AppendJSON(nil)
 	push := mapBody
 	if req.Language == protocol.LanguageCPP { // ResetOffsetBodyForC: a list of MessageQueueForC
-		push = []byte(`{"offsetTable":[`)
-		for i, e := range table {
-			if i > 0 {
-				push = append(push, ',')
-			}
-			push = append(push, `{"brokerName":`...)
-			push = compat.AppendJSONString(push, b.opts.BrokerName)
-			push = append(push, `,"offset":`...)
-			push = strconv.AppendInt(push, e.offset, 10)
-			push = append(push, `,"queueId":`...)
-			push = strconv.AppendInt(push, int64(e.queue), 10)
-			push = append(push, `,"topic":`...)
-			push = compat.AppendJSONString(push, h.Topic)
-			push = append(push, '}')
-		}
-		push = append(push, "]}"...)
+		push = table.AppendJSONForC(nil)
 	}
 	g := b.consumers.Group(h.Group)
 	if g == nil || len(g.Channels) == 0 {
@@ -409,8 +307,7 @@ func (b *Broker) invokeBrokerToGetConsumerStatus(_ *remoting.Context, req *proto
 		chans = append(chans, c)
 	}
 	sort.Slice(chans, func(i, j int) bool { return chans[i].ClientID < chans[j].ClientID })
-	table := []byte(`{"consumerTable":{`)
-	n := 0
+	var status protocol.GetConsumerStatusBody
 	for _, ch := range chans {
 		if ch.Version < protocol.VersionV3_0_7_Snapshot {
 			return nil, protocol.Errorf(protocol.ResSystemError, "the client does not support this feature. version=%s", protocol.VersionDesc(ch.Version))
@@ -425,16 +322,11 @@ func (b *Broker) invokeBrokerToGetConsumerStatus(_ *remoting.Context, req *proto
 		if err != nil {
 			b.log.Warn().Err(err).Str("topic", h.Topic).Str("group", h.Group).Msg("[get-consumer-status] get consumer status exception")
 		} else if r.ResponseCode() == protocol.ResSuccess && len(r.Body) > 0 {
-			mqTable, err := parseMessageQueueTable(r.Body)
+			client, err := protocol.DecodeGetConsumerStatusBody(r.Body)
 			if err != nil {
 				b.log.Warn().Err(err).Str("client", ch.ClientID).Msg("[get-consumer-status] bad body")
 			} else {
-				if n > 0 {
-					table = append(table, ',')
-				}
-				n++
-				table = appendJSONKey(table, ch.ClientID)
-				table = append(table, mqTable...)
+				status.ConsumerTable = append(status.ConsumerTable, protocol.ClientQueueOffsets{ClientID: ch.ClientID, Table: client.MessageQueueTable})
 			}
 		}
 		if !isBlank(h.ClientAddr) {
@@ -442,52 +334,6 @@ func (b *Broker) invokeBrokerToGetConsumerStatus(_ *remoting.Context, req *proto
 		}
 	}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	resp.Body = append(table, `},"messageQueueTable":{}}`...)
+	resp.Body = status.AppendJSON(nil)
 	return resp, nil
-}
-
-// parseMessageQueueTable reads a client's {"messageQueueTable":{{mq}:offset}} (written by
-// hand in fastjson's dialect by the Go client) and re-writes the table in Java's form.
-func parseMessageQueueTable(body []byte) ([]byte, error) {
-	std, err := compat.NormalizeJSON(body)
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		MessageQueueTable map[string]int64 `json:"messageQueueTable"`
-	}
-	if err := protocol.UnmarshalBody(std, &v); err != nil {
-		return nil, err
-	}
-	type kv struct {
-		mq  protocol.MessageQueue
-		off int64
-	}
-	var list []kv
-	for k, off := range v.MessageQueueTable {
-		topic, broker, q, err := compat.ParseMessageQueueKey(k)
-		if err != nil {
-			return nil, fmt.Errorf("message queue key %q: %w", k, err)
-		}
-		list = append(list, kv{protocol.MessageQueue{Topic: topic, BrokerName: broker, QueueID: q}, off})
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].mq.Topic != list[j].mq.Topic {
-			return list[i].mq.Topic < list[j].mq.Topic
-		}
-		if list[i].mq.BrokerName != list[j].mq.BrokerName {
-			return list[i].mq.BrokerName < list[j].mq.BrokerName
-		}
-		return list[i].mq.QueueID < list[j].mq.QueueID
-	})
-	out := []byte{'{'}
-	for i, e := range list {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = e.mq.AppendJSON(out)
-		out = append(out, ':')
-		out = strconv.AppendInt(out, e.off, 10)
-	}
-	return append(out, '}'), nil
 }

@@ -6,7 +6,6 @@ package broker
 // in memory, which answers offset 0 so that new groups start at the beginning.
 
 import (
-	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
@@ -20,14 +19,8 @@ func (b *Broker) getConsumerListByGroup(ctx *remoting.Context, req *protocol.Com
 	if g := b.consumers.Group(h.ConsumerGroup); g != nil {
 		if ids := g.ClientIDs(); len(ids) > 0 {
 			resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-			body := append([]byte(`{"consumerIdList":`), '[')
-			for i, id := range ids {
-				if i > 0 {
-					body = append(body, ',')
-				}
-				body = compat.AppendJSONString(body, id)
-			}
-			resp.Body = append(body, "]}"...)
+			body := protocol.GetConsumerListByGroupResponseBody{ConsumerIDList: ids}
+			resp.Body = body.AppendJSON(nil)
 			return resp, nil
 		}
 	}

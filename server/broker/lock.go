@@ -14,8 +14,8 @@ import (
 )
 
 func decodeLockBody(req *protocol.Command) (protocol.LockBatchRequestBody, error) {
-	var body protocol.LockBatchRequestBody
-	if err := protocol.UnmarshalBody(req.Body, &body); err != nil {
+	body, err := protocol.DecodeLockBatchRequestBody(req.Body)
+	if err != nil {
 		return body, protocol.Errorf(protocol.ResSystemError, "%v", err)
 	}
 	return body, nil
@@ -26,16 +26,9 @@ func (b *Broker) lockBatchMQ(_ *remoting.Context, req *protocol.Command) (*proto
 	if err != nil {
 		return nil, err
 	}
-	locked := b.locks.TryLock(body.ConsumerGroup, body.ClientID, body.MqSet)
+	locked := protocol.LockBatchResponseBody{LockOKMQSet: b.locks.TryLock(body.ConsumerGroup, body.ClientID, body.MqSet)}
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
-	out := append(make([]byte, 0, 64+len(locked)*64), `{"lockOKMQSet":[`...)
-	for i, mq := range locked {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = mq.AppendJSON(out)
-	}
-	resp.Body = append(out, "]}"...)
+	resp.Body = locked.AppendJSON(make([]byte, 0, 64+len(locked.LockOKMQSet)*64))
 	return resp, nil
 }
 

@@ -8,12 +8,11 @@ package broker
 
 import (
 	"net/netip"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
-	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 )
 
@@ -21,15 +20,8 @@ func (b *Broker) offsetMovedEvent(group, topic string, queueID int32, requestOff
 	if b.opts.Role == RoleSlave && !b.opts.Store.OffsetCheckInSlave {
 		return
 	}
-	body := []byte(`{"consumerGroup":`)
-	body = compat.AppendJSONString(body, group)
-	body = append(body, `,"messageQueue":`...)
-	body = b.mq(topic, queueID).AppendJSON(body)
-	body = append(body, `,"offsetNew":`...)
-	body = strconv.AppendInt(body, newOffset, 10)
-	body = append(body, `,"offsetRequest":`...)
-	body = strconv.AppendInt(body, requestOffset, 10)
-	body = append(body, '}')
+	ev := protocol.OffsetMovedEvent{ConsumerGroup: group, MessageQueue: b.mq(topic, queueID), OffsetRequest: requestOffset, OffsetNew: newOffset}
+	body := ev.AppendJSON(nil)
 	var props message.Properties
 	props.Set(message.PropertyTags, group)
 	props.Set(message.PropertyDelayTimeLevel, "0")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
 // offsetKeySep joins topic and group in consumerOffset.json keys ("topic@group").
@@ -157,50 +157,13 @@ func (m *OffsetManager) Merge(table map[string]map[int32]int64) {
 	m.mu.Unlock()
 }
 
-// AppendJSON writes {"offsetTable":{"topic@group":{0:12,1:34}}} with fastjson's
-// unquoted queue-id keys (GET_ALL_CONSUMER_OFFSET and consumerOffset.json).
+// AppendJSON writes the table as protocol.ConsumerOffsetSerializeWrapper (fastjson's
+// unquoted queue-id keys; GET_ALL_CONSUMER_OFFSET and consumerOffset.json).
 func (m *OffsetManager) AppendJSON(dst []byte) []byte {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	dst = append(dst, `{"offsetTable":{`...)
-	keys := make([]string, 0, len(m.table))
-	for k := range m.table {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONKey(dst, k)
-		dst = AppendQueueOffsets(dst, m.table[k])
-	}
-	return append(dst, "}}"...)
-}
-
-// AppendQueueOffsets writes one topic@group's offsets as fastjson does, queue ids
-// unquoted and in order: {0:12,1:34} (consumerOffset.json, correctionOffsets).
-func AppendQueueOffsets(dst []byte, t map[int32]int64) []byte {
-	ids := make([]int32, 0, len(t))
-	for id := range t {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	dst = append(dst, '{')
-	for i, id := range ids {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendInt(dst, int64(id), 10)
-		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, t[id], 10)
-	}
-	return append(dst, '}')
-}
-
-func appendJSONKey(dst []byte, k string) []byte {
-	dst = compat.AppendJSONString(dst, k)
-	return append(dst, ':')
+	w := protocol.ConsumerOffsetSerializeWrapper{OffsetTable: m.table}
+	return w.AppendJSON(dst)
 }
 
 // Persist writes consumerOffset.json if anything changed since the last write.

@@ -76,10 +76,7 @@ func (m *SubscriptionManager) persistNow() {
 
 // SubscriptionWrapper is subscriptionGroup.json and the body of
 // GET_ALL_SUBSCRIPTIONGROUP_CONFIG (Java: SubscriptionGroupWrapper).
-type SubscriptionWrapper struct {
-	SubscriptionGroupTable map[string]protocol.SubscriptionGroupConfig `json:"subscriptionGroupTable"`
-	DataVersion            protocol.DataVersion                        `json:"dataVersion"`
-}
+type SubscriptionWrapper = protocol.SubscriptionGroupWrapper
 
 // ReplaceIfNewer replaces the table and its data version by the master's when the
 // versions differ (Java: SlaveSynchronize#syncSubscriptionGroupConfig), and persists.
@@ -189,20 +186,9 @@ func (m *SubscriptionManager) AppendJSON(dst []byte) []byte {
 }
 
 func (m *SubscriptionManager) appendJSONLocked(dst []byte) []byte {
-	dst = append(dst, `{"dataVersion":`...)
-	dst = m.version.AppendJSON(dst)
-	dst = append(dst, `,"subscriptionGroupTable":{`...)
-	names := make([]string, 0, len(m.table))
-	for k := range m.table {
-		names = append(names, k)
+	w := SubscriptionWrapper{SubscriptionGroupTable: make(map[string]protocol.SubscriptionGroupConfig, len(m.table)), DataVersion: m.version}
+	for name, c := range m.table {
+		w.SubscriptionGroupTable[name] = *c
 	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONKey(dst, n)
-		dst = m.table[n].AppendJSON(dst)
-	}
-	return append(dst, "}}"...)
+	return w.AppendJSON(dst)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -85,21 +84,8 @@ func decodeDelayOffsets(std []byte) (map[int]int64, error) {
 // ascending as Java's ConcurrentHashMap of small Integers iterates them. This is the body
 // of GET_ALL_DELAY_OFFSET and, pretty-printed, the content of delayOffset.json.
 func appendDelayOffsets(dst []byte, table map[int]int64) []byte {
-	levels := make([]int, 0, len(table))
-	for l := range table {
-		levels = append(levels, l)
-	}
-	sort.Ints(levels)
-	dst = append(dst, `{"offsetTable":{`...)
-	for i, l := range levels {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendInt(dst, int64(l), 10)
-		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, table[l], 10)
-	}
-	return append(dst, "}}"...)
+	w := protocol.DelayOffsetSerializeWrapper{OffsetTable: table}
+	return w.AppendJSON(dst)
 }
 
 // lastPersistTime is when delayOffset.json (or, without it, its .bak) was last written;
