@@ -51,10 +51,10 @@ func freeBrokerPort(t *testing.T) int {
 func startCluster(t *testing.T, mutate func(*broker.Options)) *cluster {
 	t.Helper()
 	c := &cluster{t: t, ns: startNamesrv(t, namesrv.Options{}), root: t.TempDir()}
-	c.opts = broker.DefaultOptions(filepath.Join(c.root, "store"))
+	cfg := broker.DefaultConfig(filepath.Join(c.root, "store"))
+	cfg.Broker.BrokerName = "broker-a" // a property: GET_BROKER_CONFIG reports it
+	c.opts = broker.MustOptionsFrom(cfg)
 	c.opts.ListenAddr = fmt.Sprintf("127.0.0.1:%d", freeBrokerPort(t))
-	c.opts.BrokerIP1 = "127.0.0.1"
-	c.opts.BrokerName = "broker-a"
 	c.opts.NamesrvAddrs = []string{c.ns.Addr()}
 	c.opts.EnablePropertyFilter = true
 	c.opts.Store.MappedFileSizeCommitLog = 16 << 20

@@ -2,7 +2,9 @@ package server
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -208,10 +210,10 @@ func TestBrokerOptions_EveryPropertyMappedOrListed(t *testing.T) {
 }
 
 // A new field in broker.Options or store.Config most likely wants a property mapped
-// onto it: this test lists the fields BrokerOptions knows and fails on any other.
+// onto it: this test lists the fields broker.OptionsFrom knows and fails on any other.
 func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 	known := map[string][]string{
-		"broker.Options": {"ListenAddr", "EnableVIP", "BrokerIP1", "BrokerIP2", "HAPort", "ClusterName", "BrokerName",
+		"broker.Options": {"ListenAddr", "BrokerIP1", "BrokerIP2", "HAPort", "ClusterName", "BrokerName",
 			"BrokerID", "Role", "NamesrvAddrs", "BrokerPermission", "DefaultTopicQueueNums", "AutoCreateTopicEnable",
 			"ClusterTopicEnable", "BrokerTopicEnable", "AutoCreateSubscriptionGroup", "TraceTopicEnable", "MsgTraceTopicName",
 			"RegionID", "TraceOn", "NotifyConsumerIdsChangedEnable", "EnablePropertyFilter", "RejectTransactionMessage",
@@ -221,11 +223,12 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"ForceRegister", "CompressedRegister", "FlushConsumerOffsetInterval", "StartAcceptSendRequestTime",
 			"SendThreadPoolQueueCapacity", "WaitTimeInSendQueue", "PullThreads", "PullThreadPoolQueueCapacity",
 			"WaitTimeInPullQueue", "AdminThreads",
+			"EnableVIP",                             // no Java property: Java always serves the VIP port
 			"EventLoops",                            // gnet's loops: no Java property (Netty's selector threads differ in kind)
 			"HA", "HAMasterAddress", "SlaveTimeout", // haSendHeartbeatInterval, haHousekeepingInterval, haTransferBatchSize, haSlaveFallbehindMax, haMasterAddress, slaveTimeout
 			"SlaveSyncPeriod", // no Java property: SlaveSynchronize runs every 10 s
 			"Store", "Logger",
-			"Config"}, // the whole configuration, for GET/UPDATE_BROKER_CONFIG
+			"Config"}, // the snapshot the options came from, for GET/UPDATE_BROKER_CONFIG
 		"store.Config": {"RootDir", "CommitLogDir", "MappedFileSizeCommitLog", "MappedFileSizeConsumeQueue", "FlushDiskType",
 			"FlushInterval", "FlushCommitLogLeastPages", "FlushCommitLogThoroughInterval", "FlushConsumeQueueInterval",
 			"FlushConsumeQueueLeastPages", "FlushConsumeQueueThoroughInterval", "SyncFlushTimeout", "FileReservedTime",
@@ -250,7 +253,7 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
 			if f.IsExported() && !slices.Contains(known[name], f.Name) {
-				t.Errorf("%s.%s is new: map a property onto it in BrokerOptions/StoreConfig (or list it here)", name, f.Name)
+				t.Errorf("%s.%s is new: map a property onto it in broker.OptionsFrom (options_from.go) or list it here", name, f.Name)
 			}
 		}
 	}
@@ -276,6 +279,9 @@ func TestBrokerOptions_Defaults(t *testing.T) {
 	}
 	if o.WaitTimeInSendQueue != 200*time.Millisecond || o.WaitTimeInPullQueue != 5*time.Second {
 		t.Errorf("fast failure waits %v/%v, want 200ms/5s", o.WaitTimeInSendQueue, o.WaitTimeInPullQueue)
+	}
+	if want := 16 + 2*runtime.NumCPU(); o.PullThreads != want { // Java: pullMessageThreadPoolNums
+		t.Errorf("pull threads %d, want 16+2*cores = %d", o.PullThreads, want)
 	}
 	if len(o.NamesrvAddrs) != 0 {
 		t.Errorf("namesrv %v, want none", o.NamesrvAddrs)
@@ -364,8 +370,37 @@ func TestSplitNamesrvAddr(t *testing.T) {
 		"127.0.0.1:9876;;x:9": {"127.0.0.1:9876", "x:9"},
 	}
 	for in, want := range cases {
-		if got := SplitNamesrvAddr(in); !slices.Equal(got, want) {
+		if got := broker.SplitNamesrvAddr(in); !slices.Equal(got, want) {
 			t.Errorf("SplitNamesrvAddr(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// broker.DefaultOptions derives from configs' defaults through the same mapping, and
+// its Config is a copy of the configuration it came from.
+func TestBrokerOptions_DefaultOptionsDeriveFromConfigs(t *testing.T) {
+	t.Setenv("NAMESRV_ADDR", "") // BrokerOptions' fallback; DefaultOptions has no NameServer
+	root := t.TempDir()
+	cfg := broker.DefaultConfig(root)
+	want, err := BrokerOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := broker.DefaultOptions(root)
+	if got.HAPort != 0 || got.BrokerIP2 != "" {
+		t.Errorf("HAPort %d BrokerIP2 %q, want both left for New to derive", got.HAPort, got.BrokerIP2)
+	}
+	if got.Config == nil || string(got.Config.PropertiesText()) != string(cfg.PropertiesText()) {
+		t.Fatal("DefaultOptions' Config is not DefaultConfig's snapshot")
+	}
+	if want.Config == cfg {
+		t.Error("the options share the caller's configuration instead of a copy")
+	}
+	got.Config, want.Config = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DefaultOptions differ from the mapping of DefaultConfig:\n got %+v\nwant %+v", got, want)
+	}
+	if got.Store.RootDir != root || cfg.ConfigPath != filepath.Join(root, "config", "broker.properties") {
+		t.Errorf("store %s, config path %s: want both under %s", got.Store.RootDir, cfg.ConfigPath, root)
 	}
 }

@@ -7,14 +7,14 @@
 // # From properties to options
 //
 //	broker.conf ──configs.Broker.LoadFile──▶ configs.Broker ──Resolve──▶ BrokerOptions ──▶ broker.Options
-//	                                         (BrokerConfig, NettyServerConfig,           (store.Config inside)
-//	                                          NettyClientConfig, MessageStoreConfig)
+//	                                         (BrokerConfig, NettyServerConfig,  (broker.OptionsFrom)  (store.Config inside,
+//	                                          NettyClientConfig, MessageStoreConfig)                   Config: the snapshot)
 //
 //	namesrv.conf ──configs.Namesrv.LoadFile──▶ configs.Namesrv ──NamesrvOptions──▶ namesrv.Options
 //	                                                           └─NamesrvConfiguration (GET/UPDATE_NAMESRV_CONFIG)
 //
-// Every Java property is either mapped (broker_options.go, namesrv_options.go say onto
-// what) or listed in ineffective.go with the reason it has no effect in Skyrocket; a test
+// Every Java property is either mapped (server/broker's options_from.go and
+// namesrv_options.go say onto what) or listed in ineffective.go with the reason it has no effect in Skyrocket; a test
 // fails when configs grows a property that is in neither list. Properties that would
 // change what a client can rely on and that Skyrocket does not implement (DLedger, ACL,
 // the address server, multi-path CommitLogs) are refused with ErrUnsupported rather than

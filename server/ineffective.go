@@ -21,7 +21,7 @@ const (
 )
 
 // brokerIneffective lists, by property name, every broker.conf property that
-// BrokerOptions does not map, with the reason. broker_options_test.go fails when a
+// broker.OptionsFrom does not map, with the reason. broker_options_test.go fails when a
 // configs property is neither mapped nor listed here. Keep it sorted within each group.
 var brokerIneffective = map[string]string{
 	// BrokerConfig

@@ -36,6 +36,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/configs"
 	"github.com/skyrocket-mq/skyrocket/server"
+	"github.com/skyrocket-mq/skyrocket/server/broker"
 	"github.com/skyrocket-mq/skyrocket/server/namesrv"
 )
 
@@ -211,7 +212,7 @@ func brokerConfig(o *options, data, nsAddr string) (loadedBroker, error) {
 		cfg.Store.StorePathRootDir = filepath.Join(data, "store")
 	}
 	addrs := []string{nsAddr}
-	for _, a := range server.SplitNamesrvAddr(cfg.Broker.NamesrvAddr) {
+	for _, a := range broker.SplitNamesrvAddr(cfg.Broker.NamesrvAddr) {
 		if !slices.Contains(addrs, a) {
 			addrs = append(addrs, a)
 		}

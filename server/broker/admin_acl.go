@@ -3,7 +3,7 @@ package broker
 // UPDATE_AND_CREATE_ACL_CONFIG (50), DELETE_ACL_CONFIG (51), GET_BROKER_CLUSTER_ACL_INFO
 // (52), UPDATE_GLOBAL_WHITE_ADDRS_CONFIG (53). Java: AdminBrokerProcessor, which hands
 // them to the PlainAccessValidator. ACL is not built in Skyrocket, and a broker
-// configured with aclEnable=true refuses to start (server.BrokerOptions), so every
+// configured with aclEnable=true refuses to start (OptionsFrom), so every
 // Skyrocket broker behaves as a Java broker with aclEnable=false: it has no validator,
 // and Java's handlers fail on the missing validator and answer their failure codes,
 // 209 / 210 / 211, with the exception's message. Skyrocket answers the same codes with

@@ -23,8 +23,6 @@ package broker
 
 import (
 	"errors"
-	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,12 +35,12 @@ import (
 )
 
 // adminState is what the admin handlers keep beside the managers: the live
-// configuration and the settings UPDATE_BROKER_CONFIG changes at runtime. Zero value
-// ready; it is filled from Options on first use.
+// configuration snapshot and the settings UPDATE_BROKER_CONFIG changes at runtime. Zero
+// value ready; it is filled from Options.Config on first use.
 type adminState struct {
 	once    sync.Once
-	mu      sync.Mutex // serializes updates; guards cfg and version
-	cfg     *configs.Broker
+	mu      sync.Mutex                     // serializes updates; guards version
+	cfg     atomic.Pointer[configs.Broker] // the snapshot: replaced, never changed in place
 	version protocol.DataVersion
 
 	perm       atomic.Int32 // brokerPermission
@@ -52,24 +50,18 @@ type adminState struct {
 func (b *Broker) adminInit() {
 	b.admin.once.Do(func() {
 		a := &b.admin
-		if b.opts.Config != nil {
-			a.cfg = b.opts.Config.Clone()
-		} else {
-			a.cfg = configFromOptions(&b.opts)
-		}
+		a.cfg.Store(b.opts.Config)
 		a.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli()}
 		a.perm.Store(b.opts.BrokerPermission)
-		a.autoDelete.Store(a.cfg.Broker.AutoDeleteUnusedStats)
+		a.autoDelete.Store(b.opts.Config.Broker.AutoDeleteUnusedStats)
 	})
 }
 
-// config returns the configuration as updated so far. The value is never changed
-// (updates replace it): callers may keep and read it.
+// config returns the configuration snapshot as updated so far. The value is never
+// changed (updates replace it): callers may keep and read it.
 func (b *Broker) config() *configs.Broker {
 	b.adminInit()
-	b.admin.mu.Lock()
-	defer b.admin.mu.Unlock()
-	return b.admin.cfg
+	return b.admin.cfg.Load()
 }
 
 // brokerPermission is the broker's permission as updated at runtime (Java:
@@ -85,67 +77,11 @@ func (b *Broker) autoDeleteUnusedStats() bool {
 	return b.admin.autoDelete.Load()
 }
 
-// configFromOptions builds the configuration of a broker started from Options alone
-// (tests, embedding): Java's defaults with the options' values; updates persist to
-// <storePathRootDir>/config/broker.properties.
-func configFromOptions(o *Options) *configs.Broker {
-	c := configs.NewBroker()
-	bc, sc := &c.Broker, &c.Store
-	if _, port, err := net.SplitHostPort(o.ListenAddr); err == nil {
-		if p, err := strconv.Atoi(port); err == nil {
-			c.Server.ListenPort = int32(p)
-		}
-	}
-	bc.BrokerIP1, bc.BrokerIP2 = o.BrokerIP1, o.BrokerIP2
-	if bc.BrokerIP2 == "" {
-		bc.BrokerIP2 = o.BrokerIP1
-	}
-	bc.BrokerName, bc.BrokerClusterName, bc.BrokerID = o.BrokerName, o.ClusterName, o.BrokerID
-	bc.NamesrvAddr = strings.Join(o.NamesrvAddrs, ";")
-	bc.BrokerPermission = o.BrokerPermission
-	bc.DefaultTopicQueueNums = o.DefaultTopicQueueNums
-	bc.AutoCreateTopicEnable = o.AutoCreateTopicEnable
-	bc.ClusterTopicEnable = o.ClusterTopicEnable
-	bc.BrokerTopicEnable = o.BrokerTopicEnable
-	bc.AutoCreateSubscriptionGroup = o.AutoCreateSubscriptionGroup
-	bc.TraceTopicEnable = o.TraceTopicEnable
-	bc.MsgTraceTopicName = o.MsgTraceTopicName
-	bc.RegionID = o.RegionID
-	bc.TraceOn = o.TraceOn
-	bc.NotifyConsumerIdsChangedEnable = o.NotifyConsumerIdsChangedEnable
-	bc.EnablePropertyFilter = o.EnablePropertyFilter
-	bc.FilterSupportRetry = o.FilterSupportRetry
-	bc.RejectTransactionMessage = o.RejectTransactionMessage
-	bc.StoreReplyMessageEnable = o.StoreReplyMessageEnable
-	bc.LongPollingEnable = o.LongPollingEnable
-	bc.SlaveReadEnable = o.SlaveReadEnable
-	bc.SendThreadPoolQueueCapacity = int32(o.SendThreadPoolQueueCapacity)
-	bc.PullThreadPoolQueueCapacity = int32(o.PullThreadPoolQueueCapacity)
-	if !o.StartAcceptSendRequestTime.IsZero() {
-		bc.StartAcceptSendRequestTimeStamp = o.StartAcceptSendRequestTime.UnixMilli()
-	}
-	sc.StorePathRootDir = o.Store.RootDir
-	sc.HaListenPort = int32(o.HAPort)
-	switch o.Role {
-	case RoleSyncMaster:
-		sc.BrokerRole = configs.SyncMaster
-	case RoleSlave:
-		sc.BrokerRole = configs.Slave
-	default:
-		sc.BrokerRole = configs.AsyncMaster
-	}
-	if o.Store.MessageDelayLevel != "" {
-		sc.MessageDelayLevel = o.Store.MessageDelayLevel
-	}
-	c.ConfigPath = o.configPath("broker.properties")
-	return c
-}
-
 func (b *Broker) getBrokerConfig(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 	b.adminInit()
 	a := &b.admin
 	a.mu.Lock()
-	body := a.cfg.PropertiesText()
+	body := a.cfg.Load().PropertiesText()
 	version := a.version
 	a.mu.Unlock()
 	resp := protocol.NewResponse(req, protocol.ResSuccess, "")
@@ -165,7 +101,7 @@ func (b *Broker) updateBrokerConfig(ctx *remoting.Context, req *protocol.Command
 	b.adminInit()
 	a := &b.admin
 	a.mu.Lock()
-	next, err := a.cfg.Update(req.Body)
+	next, err := a.cfg.Load().Update(req.Body) // a new snapshot: clone, then apply
 	switch {
 	case errors.Is(err, configs.ErrBlackListed):
 		a.mu.Unlock()
@@ -179,7 +115,7 @@ func (b *Broker) updateBrokerConfig(ctx *remoting.Context, req *protocol.Command
 	case err != nil:
 		b.log.Warn().Err(err).Msg("updateBrokerConfig: values that do not parse are ignored")
 	}
-	a.cfg = next
+	a.cfg.Store(next)
 	a.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: a.version.Counter + 1}
 	if path := next.ConfigPath; path != "" {
 		if err := compat.String2File(next.PropertiesText(), path); err != nil {

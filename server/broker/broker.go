@@ -64,6 +64,10 @@ type Broker struct {
 // New opens the store and loads the broker's config files; Start serves.
 func New(opts Options) (*Broker, error) {
 	log := opts.Logger.With().Str("component", "broker").Logger()
+	if opts.Config == nil {
+		return nil, errors.New("broker: Options.Config is nil (build the options with OptionsFrom or DefaultOptions)")
+	}
+	opts.Config = opts.Config.Clone() // the broker's own snapshot: a caller's later changes do not reach it
 	b := &Broker{opts: opts, log: log, stop: make(chan struct{})}
 	host, portStr, err := net.SplitHostPort(opts.ListenAddr)
 	if err != nil {

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"os"
 	"path/filepath"
 	"time"
 
@@ -32,8 +31,9 @@ func (r Role) String() string {
 }
 
 // Options are the broker's runtime settings, with Java's BrokerConfig / NettyServerConfig
-// names in the comments. DefaultOptions gives Java's defaults; cmd/ maps broker.conf onto
-// them.
+// names and defaults in the comments. They are derived once from a configuration by
+// OptionsFrom (options_from.go), the only mapping; DefaultOptions derives them from
+// Java's defaults, which are written only in package configs.
 type Options struct {
 	ListenAddr string // host:listenPort (10911); the VIP server listens on listenPort-2
 	EnableVIP  bool   // serve the VIP port (Java always does)
@@ -100,56 +100,13 @@ type Options struct {
 	Store  store.Config
 	Logger zerolog.Logger
 
-	// Config is the whole configuration the options were mapped from (server.BrokerOptions):
-	// GET_BROKER_CONFIG reports it, UPDATE_BROKER_CONFIG updates it and persists it to its
+	// Config is the configuration snapshot the options were derived from (OptionsFrom,
+	// DefaultOptions; never nil there, and New refuses nil): GET_BROKER_CONFIG reports it,
+	// UPDATE_BROKER_CONFIG replaces it with an updated copy and persists that to its
 	// ConfigPath, and the statistics read enableDetailStat, enableScheduleMessageStats and
-	// autoDeleteUnusedStats from it. Nil: built from these options and Java's defaults.
+	// autoDeleteUnusedStats from it. It is never changed in place. Typed fields changed
+	// after the derivation (tests, cmd's -bind) act on the broker but are not reported.
 	Config *configs.Broker
-}
-
-// DefaultOptions returns Java's defaults with the store under root.
-func DefaultOptions(root string) Options {
-	host, _ := os.Hostname()
-	return Options{
-		ListenAddr:                     "0.0.0.0:10911",
-		EnableVIP:                      true,
-		BrokerIP1:                      "127.0.0.1",
-		ClusterName:                    "DefaultCluster",
-		BrokerName:                     host,
-		BrokerPermission:               6,
-		DefaultTopicQueueNums:          8,
-		AutoCreateTopicEnable:          true,
-		ClusterTopicEnable:             true,
-		BrokerTopicEnable:              true,
-		AutoCreateSubscriptionGroup:    true,
-		MsgTraceTopicName:              "RMQ_SYS_TRACE_TOPIC",
-		RegionID:                       "DefaultRegion",
-		TraceOn:                        true,
-		NotifyConsumerIdsChangedEnable: true,
-		FilterDataCleanTimeSpan:        24 * time.Hour,
-		MaxErrorRateOfBloomFilter:      20,
-		ExpectConsumerNumUseFilter:     32,
-		StoreReplyMessageEnable:        true,
-		TransactionTimeOut:             6 * time.Second,
-		TransactionCheckMax:            15,
-		TransactionCheckInterval:       60 * time.Second,
-		LongPollingEnable:              true,
-		ShortPollingTime:               time.Second,
-		RegisterNameServerPeriod:       30 * time.Second,
-		RegisterBrokerTimeout:          6 * time.Second,
-		ForceRegister:                  true,
-		FlushConsumerOffsetInterval:    5 * time.Second,
-		SendThreadPoolQueueCapacity:    10000,
-		WaitTimeInSendQueue:            200 * time.Millisecond,
-		PullThreads:                    20,
-		PullThreadPoolQueueCapacity:    100000,
-		WaitTimeInPullQueue:            5 * time.Second,
-		AdminThreads:                   16,
-		HA:                             ha.DefaultConfig(),
-		SlaveTimeout:                   3 * time.Second,
-		SlaveSyncPeriod:                10 * time.Second,
-		Store:                          store.DefaultConfig(root),
-	}
 }
 
 // configDir is <storePathRootDir>/config (Java: BrokerPathConfigHelper).

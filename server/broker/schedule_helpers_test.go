@@ -105,12 +105,13 @@ func newTestBroker(t testing.TB, mutate func(*Options)) *Broker {
 	addr := ln.Addr().String()
 	ln.Close()
 	root := t.TempDir()
-	o := DefaultOptions(root)
+	cfg := DefaultConfig(root)
+	cfg.Broker.BrokerName = "broker-a" // a property: GET_BROKER_CONFIG reports it
+	o := MustOptionsFrom(cfg)
 	o.Store = smallStoreConfig(root, "1s 1s 1s 1s")
 	o.ListenAddr = addr
 	o.HA.ListenAddr = "127.0.0.1:0"
 	o.EnableVIP = false
-	o.BrokerName = "broker-a"
 	if mutate != nil {
 		mutate(&o)
 	}
