@@ -119,6 +119,7 @@ var brokerMapped = []struct {
 	{"maxTransferBytesOnMessageInDisk", "2000", func(o *broker.Options) bool { return o.Store.MaxTransferBytesOnMessageInDisk == 2000 }},
 	{"maxTransferCountOnMessageInDisk", "12", func(o *broker.Options) bool { return o.Store.MaxTransferCountOnMessageInDisk == 12 }},
 	{"accessMessageInMemoryMaxRatio", "33", func(o *broker.Options) bool { return o.Store.AccessMessageInMemoryMaxRatio == 33 }},
+	{"accessMessageInMemoryMaxRatio", "0", func(o *broker.Options) bool { return o.Store.AccessMessageInMemoryMaxRatio < 0 }}, // Java: 0 is every message on disk, not the default
 	{"messageIndexEnable", "false", func(o *broker.Options) bool { return !o.Store.MessageIndexEnable }},
 	{"maxHashSlotNum", "1000", func(o *broker.Options) bool { return o.Store.MaxHashSlotNum == 1000 }},
 	{"maxIndexNum", "4000", func(o *broker.Options) bool { return o.Store.MaxIndexNum == 4000 }},

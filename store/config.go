@@ -56,7 +56,11 @@ type Config struct {
 	MaxTransferCountOnMessageInMemory int // 32
 	MaxTransferBytesOnMessageInDisk   int // 64 KiB
 	MaxTransferCountOnMessageInDisk   int // 8
-	AccessMessageInMemoryMaxRatio     int // 40 (percent of physical memory)
+	// AccessMessageInMemoryMaxRatio is the percent of physical memory behind the CommitLog
+	// end still counted as in memory (40). 0 means the default; a negative value means
+	// Java's accessMessageInMemoryMaxRatio=0: every message counts as on disk, and every
+	// pull with a backlog suggests the slave (DefaultMessageStore#getMessage).
+	AccessMessageInMemoryMaxRatio int
 
 	OSPageCacheBusyTimeout time.Duration // osPageCacheBusyTimeOutMills, 1s
 
@@ -196,7 +200,9 @@ func (c Config) withDefaults() Config {
 	setInt(&c.MaxTransferCountOnMessageInMemory, d.MaxTransferCountOnMessageInMemory)
 	setInt(&c.MaxTransferBytesOnMessageInDisk, d.MaxTransferBytesOnMessageInDisk)
 	setInt(&c.MaxTransferCountOnMessageInDisk, d.MaxTransferCountOnMessageInDisk)
-	setInt(&c.AccessMessageInMemoryMaxRatio, d.AccessMessageInMemoryMaxRatio)
+	if c.AccessMessageInMemoryMaxRatio == 0 { // negative: Java's 0 (see the field)
+		c.AccessMessageInMemoryMaxRatio = d.AccessMessageInMemoryMaxRatio
+	}
 	setDur(&c.OSPageCacheBusyTimeout, d.OSPageCacheBusyTimeout)
 	if c.now == nil {
 		c.now = time.Now

@@ -74,7 +74,7 @@ func (s *Store) nextOffsetCorrection(oldOffset, newOffset int64) int64 {
 }
 
 func (s *Store) memoryLimit() int64 {
-	return int64(float64(s.memory) * float64(s.cfg.AccessMessageInMemoryMaxRatio) / 100)
+	return int64(float64(s.memory) * float64(max(s.cfg.AccessMessageInMemoryMaxRatio, 0)) / 100)
 }
 
 // isBatchFull is Java DefaultMessageStore#isTheBatchFull: the first message always goes.

@@ -160,6 +160,22 @@ func TestGetMessage_TransferLimits(t *testing.T) {
 	r.Release()
 }
 
+// Java's accessMessageInMemoryMaxRatio=0 is configured as a negative ratio (0 is the
+// default 40) and must survive Open: every pull with a backlog suggests the slave.
+func TestGetMessage_ZeroInMemoryRatio_SuggestsSlave(t *testing.T) {
+	c := testConfig(t)
+	c.AccessMessageInMemoryMaxRatio = -1
+	s := openStore(t, c)
+	defer s.Close()
+	putN(t, s, 2)
+	r := s.GetMessage("g", "TopicG", 0, 0, 1, nil)
+	defer r.Release()
+	if r.Status != GetFound || !r.SuggestPullingFromSlave {
+		t.Fatalf("status %v, suggest slave %v: want FOUND and the slave suggested (ratio %d after Open)",
+			r.Status, r.SuggestPullingFromSlave, s.cfg.AccessMessageInMemoryMaxRatio)
+	}
+}
+
 func TestGetMessage_Slave_KeepsOffset(t *testing.T) {
 	c := testConfig(t)
 	c.Slave = true
