@@ -228,6 +228,9 @@ func storeConfig(sc *configs.MessageStoreConfig) store.Config {
 	c.MaxTransferBytesOnMessageInDisk = int(sc.MaxTransferBytesOnMessageInDisk)
 	c.MaxTransferCountOnMessageInDisk = int(sc.MaxTransferCountOnMessageInDisk)
 	c.AccessMessageInMemoryMaxRatio = int(sc.AccessMessageInMemoryMaxRatio)
+	if c.AccessMessageInMemoryMaxRatio == 0 {
+		c.AccessMessageInMemoryMaxRatio = -1 // an explicit 0: store.Config's 0 would mean the default 40
+	}
 
 	c.OSPageCacheBusyTimeout = millis(sc.OsPageCacheBusyTimeOutMills)
 	c.OffsetCheckInSlave = sc.OffsetCheckInSlave
