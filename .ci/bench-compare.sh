@@ -328,10 +328,11 @@ step_rss() {
 }
 
 step_alloc() {
-  log "alloc: go test -run '^\$' -bench . -benchmem ./store ./codec/... ./server/..."
-  go test -run '^$' -bench . -benchmem ./store ./codec/... ./server/... 2>&1 | tee "$OUT/alloc.txt" |
+  log "alloc: go test -run '^\$' -bench . -benchmem ./store ./codec/... ./server/... ./ha/"
+  go test -run '^$' -bench . -benchmem ./store ./codec/... ./server/... ./ha/ 2>&1 | tee "$OUT/alloc.txt" |
     grep -E '^(Benchmark|ok|FAIL|---)' | tee -a "$OUT/bench-compare.txt"
-  # The whole send path in one process: client + broker (and client + null broker).
+  # The whole send path in one process: client + broker (and client + null broker, and
+  # client + master + slave).
   log "alloc: go test -run '^\$' -bench Send1KiB -benchmem -benchtime 200000x ./cmd/mqbench"
   go test -run '^$' -bench Send1KiB -benchmem -benchtime 200000x ./cmd/mqbench 2>&1 | tee -a "$OUT/alloc.txt" |
     grep -E '^(Benchmark|ok|FAIL|---)' | tee -a "$OUT/bench-compare.txt"

@@ -147,6 +147,7 @@ var figures = []figure{
 	{"lag p99", "KiB", lagFig(func(l *LagReport) float64 { return l.P99KiB }), hasLag},
 	{"lag max", "KiB", lagFig(func(l *LagReport) float64 { return l.MaxKiB }), hasLag},
 	{"lag p99 time", "ms at the write rate", lagFig(func(l *LagReport) float64 { return l.P99Ms }), nil},
+	{"lag sample time", "ms, p50 of the slower answer", lagFig(func(l *LagReport) float64 { return l.SampleMs }), nil},
 	{"startup", "ms", func(r *Result) float64 { return r.StartupMs }, nil},
 	{"delivery rate", "msg/s stored", deliveryFig(func(d *DeliveryReport) float64 { return d.RatePerSec }), nil},
 	{"delivery p99 lateness", "ms", deliveryFig(func(d *DeliveryReport) float64 {

@@ -69,6 +69,10 @@ type LagReport struct {
 	// in) to the slave holding the master's end; -1 when it did not within 30 s.
 	CaughtUpMs float64 `json:"caught_up_ms"`
 	DrainMs    float64 `json:"drain_ms"`
+	// SampleMs is the median over the samples of the slower of the two answers: the
+	// two offsets are read within this of each other, so a lag is only known to about
+	// this much of the write rate (a lag below 0 counts as 0).
+	SampleMs float64 `json:"sample_ms_p50"`
 }
 
 // pairRun is a slave being watched during one run.
@@ -177,6 +181,7 @@ type lagSampler struct {
 	done   chan struct{}
 	// The sampler goroutine's until done is closed.
 	lags          []int64
+	took          []time.Duration // the slower answer of each sample
 	errs          int
 	first, last   int64 // the master's end at the first and the last good sample
 	firstT, lastT time.Time
@@ -203,6 +208,8 @@ func (s *lagSampler) loop() {
 }
 
 func (s *lagSampler) sample() {
+	t0 := time.Now()
+	var mt time.Duration
 	var wg sync.WaitGroup
 	var m int64
 	var merr error
@@ -210,8 +217,10 @@ func (s *lagSampler) sample() {
 	go func() {
 		defer wg.Done()
 		m, merr = s.pr.master.maxOffset(time.Second)
+		mt = time.Since(t0)
 	}()
 	sl, serr := s.pr.slave.maxOffset(time.Second)
+	st := time.Since(t0)
 	wg.Wait()
 	now := time.Now()
 	if merr != nil || serr != nil {
@@ -223,6 +232,7 @@ func (s *lagSampler) sample() {
 	}
 	s.last, s.lastT = m, now
 	s.lags = append(s.lags, max(0, m-sl))
+	s.took = append(s.took, max(mt, st))
 }
 
 // stop ends the sampling and summarizes it.
@@ -241,6 +251,9 @@ func (s *lagSampler) stop() *LagReport {
 	}
 	kib := func(x int64) float64 { return float64(x) / 1024 }
 	q := func(p float64) int64 { return v[min(len(v)-1, int(p*float64(len(v))))] }
+	took := slices.Clone(s.took)
+	slices.Sort(took)
+	r.SampleMs = float64(took[len(took)/2]) / 1e6
 	r.MeanKiB = sum / float64(len(v)) / 1024
 	r.P50KiB, r.P99KiB, r.MaxKiB = kib(q(0.50)), kib(q(0.99)), kib(v[len(v)-1])
 	if d := s.lastT.Sub(s.firstT).Seconds(); d > 0 && s.last > s.first {

@@ -152,8 +152,8 @@ func (r *Result) writeText(w io.Writer) {
 		}
 	}
 	if l := r.Replication; l != nil {
-		fmt.Fprintf(w, "  lag KiB     master - slave commitLogMaxOffset, %d samples (%d failed): p50 %.1f  p99 %.1f  max %.1f  mean %.1f\n",
-			l.Samples, l.Errors, l.P50KiB, l.P99KiB, l.MaxKiB, l.MeanKiB)
+		fmt.Fprintf(w, "  lag KiB     master - slave commitLogMaxOffset, %d samples (%d failed, answered within %.2f ms p50): p50 %.1f  p99 %.1f  max %.1f  mean %.1f\n",
+			l.Samples, l.Errors, l.SampleMs, l.P50KiB, l.P99KiB, l.MaxKiB, l.MeanKiB)
 		fmt.Fprintf(w, "  lag ms      at the master's %.1f MiB/s: p99 %.2f  max %.2f; slave caught up %.0f ms after the first accepted request, held the master's end %.1f ms after the run\n",
 			l.WriteMiBPerSec, l.P99Ms, l.MaxMs, l.CaughtUpMs, l.DrainMs)
 	}
