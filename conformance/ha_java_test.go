@@ -105,7 +105,10 @@ func startJavaHA(t *testing.T, o javaservers.Options) *javaservers.Servers {
 	t.Helper()
 	o.Dir = t.TempDir()
 	o.Heap = haJavaHeap
-	o.Broker = append([]string{"mappedFileSizeCommitLog=" + strconv.Itoa(haJavaFileSize)}, o.Broker...)
+	// waitTimeMillsInSendQueue: Java's fast failure refuses a send that waited over 200 ms in
+	// its send queue (SYSTEM_BUSY "[TIMEOUT_CLEAN_QUEUE]broker busy"), which three JVMs on a
+	// loaded 2-core CI machine cause now and then; these tests are about replication.
+	o.Broker = append([]string{"mappedFileSizeCommitLog=" + strconv.Itoa(haJavaFileSize), "waitTimeMillsInSendQueue=10000"}, o.Broker...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	t0 := time.Now()
