@@ -90,6 +90,12 @@ func (r *syncReplies) addWait(ctx *remoting.Context, resp *protocol.Command, flu
 	if flushTo > 0 {
 		r.st.RequestFlush()
 	}
+	// Each waiting send wakes the transfer once, here; the loop below does not wake it
+	// again after every ack: an HA writer woken while it was sending keeps the wake and
+	// looks again before it sleeps, so nothing appended goes unsent, and a wake per ack
+	// was a context switch per round trip for nothing (SYNC_MASTER pair, 4 x 16 in flight,
+	// mqbench compare against the loop waking it, 4 rounds: 1.19x msgs/s [1.05-1.33],
+	// 0.90x master CPU per message, 0.88x p99).
 	if replicaTo > 0 {
 		r.replicas.WakeTransfer()
 	}
@@ -164,7 +170,7 @@ func (r *syncReplies) run() {
 
 		now := time.Now()
 		var earliest time.Time
-		needFlush, needAck := false, false
+		needFlush := false
 		kept := waiting[:0]
 		for _, w := range waiting {
 			complete, next := w.settle(flushed, acked, now)
@@ -173,7 +179,6 @@ func (r *syncReplies) run() {
 					earliest = next
 				}
 				needFlush = needFlush || w.flushTo > 0
-				needAck = needAck || w.replicaTo > 0
 				kept = append(kept, w)
 				continue
 			}
@@ -207,9 +212,6 @@ func (r *syncReplies) run() {
 			deadline = timer.C
 			if needFlush {
 				r.st.RequestFlush()
-			}
-			if needAck {
-				r.replicas.WakeTransfer()
 			}
 		}
 		select {
