@@ -39,7 +39,8 @@ type warmer struct {
 	kick     chan struct{}
 	stop     chan struct{}
 	noMadv   atomic.Bool
-	faulted  atomic.Int64 // bytes populated, for tests and stats
+	faulted  atomic.Int64  // bytes populated, for tests and stats
+	sink     atomic.Uint32 // the read-touch fallback stores what it read here
 	disabled bool
 }
 
@@ -84,7 +85,10 @@ func (w *warmer) warmOnce() {
 		return
 	}
 	defer mf.release()
-	target := min(mf.wrote.Load()+warmAhead, int64(mf.size))
+	// madvise wants a page-aligned start, and each pass starts where the last one ended:
+	// keep warmTo on page boundaries (an unaligned one made every call after the first
+	// fail with EINVAL, and the warmer fall back for good).
+	target := min((mf.wrote.Load()+warmAhead+pageSize-1)&^(pageSize-1), int64(mf.size))
 	for from := mf.warmTo.Load(); from < target; from = mf.warmTo.Load() {
 		to := min(from+warmChunk, target)
 		w.populate(mf.data[from:to])
@@ -119,5 +123,5 @@ func (w *warmer) populate(b []byte) {
 	for i := 0; i < len(b); i += pageSize {
 		sink += b[i] // a read fault maps the page-cache page
 	}
-	_ = sink
+	w.sink.Store(uint32(sink)) // keeps the loads: without a use the compiler drops the loop
 }

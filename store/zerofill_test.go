@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -127,5 +128,29 @@ func TestStore_SpareCommitLog_ZeroFilledUnderSyncFlush(t *testing.T) {
 				t.Fatal("the spare file is not all zeros")
 			}
 		})
+	}
+}
+
+// The page warmer keeps using madvise(MADV_POPULATE_WRITE) pass after pass: its window
+// ends stay page-aligned (an unaligned end made every later call fail with EINVAL and the
+// warmer fall back for good, leaving the appender to take the write faults).
+func TestWarmer_StaysOnMadvise(t *testing.T) {
+	c := testConfig(t)
+	c.MappedFileSizeCommitLog = 64 << 20
+	s := openStore(t, c)
+	defer s.Close()
+	w := s.warm
+	for i := 0; i < 5; i++ {
+		mustPut(t, s, testMessage("TopicW", 0, body(i)+strings.Repeat("x", 333*(i+1)), ""))
+		w.warmOnce()
+		if w.noMadv.Load() {
+			if i == 0 {
+				t.Skip("madvise(MADV_POPULATE_WRITE) is not supported by this kernel")
+			}
+			t.Fatalf("pass %d: madvise refused an unaligned window; the warmer fell back", i)
+		}
+	}
+	if w.faulted.Load() == 0 {
+		t.Fatal("nothing warmed")
 	}
 }
