@@ -187,7 +187,7 @@ func (b *Broker) takeMasterOffsets(body []byte) error {
 
 // takeMasterDelayOffsets writes the body as delayOffset.json, verbatim (Java:
 // SlaveSynchronize#syncDelayOffset, MixAll.string2File of the body as received; a
-// configFile would pretty-print it). The schedule service does not run on a slave, so
+// a compat.ConfigFile would pretty-print it). The schedule service does not run on a slave, so
 // nothing else writes the file meanwhile.
 func (b *Broker) takeMasterDelayOffsets(body []byte) error {
 	if _, err := compat.NormalizeJSON(body); err != nil {

@@ -48,8 +48,8 @@ type Options struct {
 
 // Manager is Java's ConsumerFilterManager: the SQL92 filters of consumer groups.
 type Manager struct {
-	fileMu sync.Mutex // serializes writers of the file; taken before mu
-	path   string     // consumerFilter.json
+	fileMu sync.Mutex        // serializes writers of the file; taken before mu
+	file   compat.ConfigFile // consumerFilter.json
 
 	mu     sync.RWMutex
 	topics map[string]map[string]*Data // topic → group → data
@@ -83,10 +83,10 @@ func New(o Options, log zerolog.Logger) (*Manager, error) {
 		bf, _ = newBloomFilter(20, 32)
 	}
 	m := &Manager{
-		path: o.Path, topics: map[string]map[string]*Data{}, bloom: bf,
+		file: compat.ConfigFile{Path: o.Path}, topics: map[string]map[string]*Data{}, bloom: bf,
 		cleanSpan: o.FilterDataCleanTimeSpan, log: log, now: time.Now, cache: map[string]compiled{},
 	}
-	if err := loadFile(o.Path, m.decode); err != nil {
+	if err := m.file.Load(m.decode); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -303,7 +303,7 @@ func (m *Manager) Persist(force bool) error {
 	m.dirty = false
 	data := m.appendJSONLocked(nil)
 	m.mu.Unlock()
-	return writeFile(m.path, data)
+	return m.file.Persist(data)
 }
 
 // AppendJSON appends the table in fastjson's compact form (keys sorted).

@@ -28,7 +28,7 @@
 //
 // Each manager's mu is a leaf: no manager lock is held while taking another manager's,
 // nor while calling the store or the NameServers. When persisting, the file's lock is
-// taken first and the content is produced under it (configFile.mu → manager mu), so of
+// taken first and the content is produced under it (compat.ConfigFile's lock → manager mu), so of
 // two writers the later always writes the later content; a manager never takes its
 // file's lock while holding its own mu.
 package meta

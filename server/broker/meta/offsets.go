@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
@@ -20,17 +21,17 @@ type OffsetManager struct {
 	mu    sync.RWMutex
 	table map[string]map[int32]int64 // "topic@group" → queueId → offset
 	dirty bool
-	file  configFile
+	file  compat.ConfigFile
 	log   zerolog.Logger
 }
 
 // NewOffsetManager loads consumerOffset.json (Java writes it with unquoted queue-id keys).
 func NewOffsetManager(path string, log zerolog.Logger) (*OffsetManager, error) {
-	m := &OffsetManager{table: map[string]map[int32]int64{}, file: configFile{path: path}, log: log}
+	m := &OffsetManager{table: map[string]map[int32]int64{}, file: compat.ConfigFile{Path: path}, log: log}
 	var stored struct {
 		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
 	}
-	if err := m.file.load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
+	if err := m.file.Load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
 		return nil, err
 	}
 	for key, qs := range stored.OffsetTable {
@@ -175,5 +176,5 @@ func (m *OffsetManager) Persist(force bool) error {
 	}
 	m.dirty = false
 	m.mu.Unlock()
-	return m.file.persist(m.AppendJSON(nil))
+	return m.file.Persist(m.AppendJSON(nil))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
@@ -30,7 +31,7 @@ type SubscriptionManager struct {
 	mu         sync.RWMutex
 	table      map[string]*protocol.SubscriptionGroupConfig
 	version    protocol.DataVersion
-	file       configFile
+	file       compat.ConfigFile
 	autoCreate bool
 	log        zerolog.Logger
 	saver      *laterWriter // for groups auto-created by heartbeats and pulls
@@ -38,7 +39,7 @@ type SubscriptionManager struct {
 
 // NewSubscriptionManager loads subscriptionGroup.json over Java's built-in groups.
 func NewSubscriptionManager(path string, autoCreate bool, log zerolog.Logger) (*SubscriptionManager, error) {
-	m := &SubscriptionManager{table: map[string]*protocol.SubscriptionGroupConfig{}, file: configFile{path: path}, autoCreate: autoCreate, log: log,
+	m := &SubscriptionManager{table: map[string]*protocol.SubscriptionGroupConfig{}, file: compat.ConfigFile{Path: path}, autoCreate: autoCreate, log: log,
 		version: protocol.DataVersion{Timestamp: time.Now().UnixMilli()}}
 	for _, g := range []string{GroupToolsConsumer, GroupFiltersrvConsumer, GroupSelfTestConsumer} {
 		c := protocol.NewSubscriptionGroupConfig(g)
@@ -50,7 +51,7 @@ func NewSubscriptionManager(path string, autoCreate bool, log zerolog.Logger) (*
 		m.table[g] = &c
 	}
 	var stored SubscriptionWrapper
-	if err := m.file.load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
+	if err := m.file.Load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
 		return nil, err
 	}
 	for name, c := range stored.SubscriptionGroupTable {
@@ -69,7 +70,7 @@ func (m *SubscriptionManager) Close() { m.saver.close() }
 
 // persistNow writes subscriptionGroup.json before returning (admin requests, on a pool).
 func (m *SubscriptionManager) persistNow() {
-	if err := m.file.persistFrom(func() []byte { return m.AppendJSON(nil) }); err != nil {
+	if err := m.file.PersistFrom(func() []byte { return m.AppendJSON(nil) }); err != nil {
 		m.log.Error().Err(err).Msg("persist subscription groups")
 	}
 }

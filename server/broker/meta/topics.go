@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
@@ -124,7 +125,7 @@ type TopicManager struct {
 	table   atomic.Pointer[topicTable]
 	version protocol.DataVersion
 	system  map[string]bool
-	file    configFile
+	file    compat.ConfigFile
 	log     zerolog.Logger
 	autoOn  bool
 	saver   *laterWriter // topics.json for changes made on an event loop
@@ -146,7 +147,7 @@ type TopicOptions struct {
 // NewTopicManager builds the system topics (Java: TopicConfigManager's constructor) and
 // loads topics.json over them.
 func NewTopicManager(o TopicOptions, log zerolog.Logger) (*TopicManager, error) {
-	m := &TopicManager{system: map[string]bool{}, file: configFile{path: o.Path}, log: log, autoOn: o.AutoCreateTopicEnable}
+	m := &TopicManager{system: map[string]bool{}, file: compat.ConfigFile{Path: o.Path}, log: log, autoOn: o.AutoCreateTopicEnable}
 	t := topicTable{}
 	add := func(name string, queues, perm int32) {
 		tc := protocol.NewTopicConfig(name)
@@ -184,7 +185,7 @@ func NewTopicManager(o TopicOptions, log zerolog.Logger) (*TopicManager, error) 
 	m.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli()}
 
 	var stored protocol.TopicConfigSerializeWrapper
-	if err := m.file.load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
+	if err := m.file.Load(func(std []byte) error { return unmarshal(std, &stored) }); err != nil {
 		return nil, err
 	}
 	for name, tc := range stored.TopicConfigTable {
@@ -218,7 +219,7 @@ func (m *TopicManager) contentJSON() []byte {
 
 // persistNow writes topics.json before returning (admin requests, on a pool).
 func (m *TopicManager) persistNow() {
-	if err := m.file.persistFrom(m.contentJSON); err != nil {
+	if err := m.file.PersistFrom(m.contentJSON); err != nil {
 		m.log.Error().Err(err).Msg("persist topics")
 	}
 }

@@ -20,7 +20,7 @@
 // the delay table, the file path, a logger and an OnPut callback for its statistics. The
 // package never imports the broker (conformance/layering_test.go).
 //
-// Lock order: Service.mu and offsetFile.mu are leaves. Service.mu is never held while
-// calling the store, writing the file or calling OnPut; offsetFile.mu only around the
+// Lock order: Service.mu and the file's lock (compat.ConfigFile) are leaves. Service.mu is never held while
+// calling the store, writing the file or calling OnPut; the file's lock only around the
 // file write.
 package schedule

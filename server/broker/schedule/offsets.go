@@ -3,60 +3,15 @@ package schedule
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 
 // FileName is the name of the schedule progress file under <root>/config (Java:
 // StorePathConfigHelper#getDelayOffsetStorePath).
 const FileName = "delayOffset.json"
-
-// offsetFile is delayOffset.json as Java's ConfigManager keeps it: loaded at start,
-// falling back to <file>.bak, and persisted atomically in fastjson's pretty layout so a
-// Java broker reads it back. (The broker's configFile does the same for its tables; the
-// service keeps its own so it does not depend on the broker.)
-type offsetFile struct {
-	path string
-	mu   sync.Mutex // serializes writers of this file
-}
-
-// load reads the file (or its .bak) and hands standard JSON to decode. A missing file is
-// not an error: the table starts empty, as in Java.
-func (f *offsetFile) load(decode func(std []byte) error) error {
-	check := func(b []byte) error {
-		std, err := compat.NormalizeJSON(b)
-		if err != nil {
-			return err
-		}
-		return decode(std)
-	}
-	data, _, err := compat.LoadConfigFile(f.path, check)
-	if err != nil {
-		return fmt.Errorf("broker: load %s: %w", f.path, err)
-	}
-	if data == nil {
-		return nil
-	}
-	return check(data)
-}
-
-// persist writes compact JSON (fastjson dialect allowed) in fastjson's pretty layout.
-func (f *offsetFile) persist(compact []byte) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
-		return fmt.Errorf("broker: persist %s: %w", f.path, err)
-	}
-	if err := compat.String2File(compat.PrettyFastJSON(compact), f.path); err != nil {
-		return fmt.Errorf("broker: persist %s: %w", f.path, err)
-	}
-	return nil
-}
 
 // decodeDelayOffsets reads {"offsetTable":{1:0,2:15}} (standard JSON after
 // compat.NormalizeJSON, so the keys arrive quoted) into level → next offset (Java:

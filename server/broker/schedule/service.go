@@ -84,7 +84,7 @@ type Service struct {
 	cfg   Config
 	st    *store.Store
 	log   zerolog.Logger
-	file  offsetFile
+	file  compat.ConfigFile
 	since time.Time // the file's last write before this start (recover.go)
 
 	mu      sync.Mutex
@@ -105,7 +105,7 @@ func New(cfg Config) *Service {
 	if cfg.OnPut == nil {
 		cfg.OnPut = func(int, string, store.PutResult) {}
 	}
-	return &Service{cfg: cfg, st: cfg.Store, log: cfg.Log, file: offsetFile{path: cfg.Path},
+	return &Service{cfg: cfg, st: cfg.Store, log: cfg.Log, file: compat.ConfigFile{Path: cfg.Path},
 		offsets: map[int]int64{}, stop: make(chan struct{})}
 }
 
@@ -113,7 +113,7 @@ func New(cfg Config) *Service {
 // replaces the in-memory table.
 func (s *Service) Load() error {
 	var table map[int]int64
-	err := s.file.load(func(std []byte) error {
+	err := s.file.Load(func(std []byte) error {
 		t, err := decodeDelayOffsets(std)
 		table = t
 		return err
@@ -220,7 +220,7 @@ func (s *Service) persist() error {
 			return fmt.Errorf("%w: %w", ErrFlush, err)
 		}
 	}
-	if err := s.file.persist(snap); err != nil {
+	if err := s.file.Persist(snap); err != nil {
 		s.markDirty()
 		return err
 	}
