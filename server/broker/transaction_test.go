@@ -785,6 +785,7 @@ func FuzzBroker_EndTransaction_Offsets(f *testing.F) {
 	f.Add(halves[0]+5, int64(0), int32(message.TransactionCommit), "PG")
 	f.Add(halves[1], int64(1), int32(message.TransactionRollback), "PG")
 	f.Add(halves[1], int64(1), int32(0), "PG")
+	f.Add(halves[1], int64(1), int32(99), "PG") // no state at all: SYSTEM_ERROR, as Java's checkFields
 	ctx := &remoting.Context{Conn: &remoting.Conn{}}
 	f.Fuzz(func(t *testing.T, commitLogOffset, queueOffset int64, state int32, group string) {
 		beforePhy := b.store.MaxPhyOffset()
@@ -793,11 +794,18 @@ func FuzzBroker_EndTransaction_Offsets(f *testing.F) {
 			CommitOrRollback: state, MsgID: "m"}
 		h.Encode(&req.Ext)
 		resp, err := b.endTransaction(ctx, req)
+		wrote := b.store.MaxPhyOffset() != beforePhy
+		if state != message.TransactionNotType && state != message.TransactionCommit && state != message.TransactionRollback {
+			// Java's EndTransactionRequestHeader#checkFields refuses it in the decode.
+			if pe, ok := err.(*protocol.Error); !ok || pe.Code != protocol.ResSystemError || wrote {
+				t.Fatalf("state %d: %v / wrote %v, want SYSTEM_ERROR and nothing written", state, err, wrote)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		exact := group == "PG" && ((commitLogOffset == halves[0] && queueOffset == 0) || (commitLogOffset == halves[1] && queueOffset == 1))
-		wrote := b.store.MaxPhyOffset() != beforePhy
 		switch {
 		case state != message.TransactionCommit && state != message.TransactionRollback:
 			if resp != nil || wrote {
