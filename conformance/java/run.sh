@@ -97,9 +97,18 @@ step_clients_java() {
 }
 
 step_diff() {
-  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_)' ./conformance/ \
-    | grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java |ha_java_test' \
-    ; exit "${PIPESTATUS[0]}")
+  local log rc=0
+  log=$(mktemp)
+  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_)' ./conformance/) \
+    >"$log" 2>&1 || rc=$?
+  grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java |ha_java_test' "$log" || true
+  if [ "$rc" -ne 0 ]; then
+    # The filter above hides most test log lines: on a failure show them all (not the clients' logs).
+    echo "== diff failed (exit $rc): every test log line"
+    grep -E '_test\.go:[0-9]+:|^\s*--- FAIL|^panic|^FAIL' "$log" | grep -v 'level=' | tail -300 || true
+  fi
+  rm -f "$log"
+  return "$rc"
 }
 
 step_mqadmin() {
