@@ -106,6 +106,10 @@ step_diff() {
     # The filter above hides most test log lines: on a failure show them all (not the clients' logs).
     echo "== diff failed (exit $rc): every test log line"
     grep -E '_test\.go:[0-9]+:|^\s*--- FAIL|^panic|^FAIL' "$log" | grep -v 'level=' | tail -300 || true
+    if grep -q '^panic' "$log"; then
+      echo "== the panic's goroutine"
+      sed -n '/^panic/,/^FAIL/p' "$log" | head -60
+    fi
   fi
   rm -f "$log"
   return "$rc"
