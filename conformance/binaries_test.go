@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net"
 	"os"
 	"os/exec"
@@ -176,16 +177,8 @@ func runProc(t *testing.T, home, bin string, args ...string) (code int, stdout, 
 	return code, p.stdout.String(), p.stderr.String()
 }
 
-// freePort returns a free loopback port.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort: testkit.FreePort.
+func freePort(t testing.TB) int { return testkit.FreePort(t) }
 
 // dialable reports whether something accepts connections on addr.
 func dialable(addr string) bool {

@@ -3,7 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"net"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,31 +21,8 @@ type cluster struct {
 	opts   broker.Options
 }
 
-// freeBrokerPort finds p such that p-2 (VIP), p and p+1 (HA) are free.
-func freeBrokerPort(t *testing.T) int {
-	for i := 0; i < 50; i++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		ok := true
-		for _, q := range []int{p - 2, p + 1} {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q))
-			if err != nil {
-				ok = false
-				break
-			}
-			l.Close()
-		}
-		if ok && p > 1024 {
-			return p
-		}
-	}
-	t.Fatal("no free port triple")
-	return 0
-}
+// freeBrokerPort: testkit.BrokerPort (p-2 VIP and p+1 HA free too).
+func freeBrokerPort(t testing.TB) int { return testkit.BrokerPort(t) }
 
 // startCluster starts a namesrv and a broker; mutate adjusts the broker options.
 func startCluster(t *testing.T, mutate func(*broker.Options)) *cluster {

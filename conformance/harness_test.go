@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -17,16 +18,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// eventually polls cond until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+// eventually: conformance/testkit.Eventually.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 var uniq atomic.Int64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"io"
 	"net"
 	"net/netip"
@@ -129,16 +130,10 @@ func putN(t testing.TB, s *store.Store, topic string, first, n int) {
 	}
 }
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually: conformance/testkit.Eventually.
 func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 func waitCaughtUp(t testing.TB, master, slave *store.Store) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,33 +18,8 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
-// freePort returns a loopback port p such that p-2 and p+1 are free too (broker VIP and
-// HA ports).
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		ok := p > 1024
-		for _, q := range []int{p - 2, p + 1} {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q))
-			if err != nil {
-				ok = false
-				break
-			}
-			l.Close()
-		}
-		if ok {
-			return p
-		}
-	}
-	t.Fatal("no free port triple")
-	return 0
-}
+// freePort: conformance/testkit.BrokerPort (p-2 and p+1 free too: broker VIP and HA ports).
+func freePort(t testing.TB) int { return testkit.BrokerPort(t) }
 
 func TestNode_StartShutdown_AllInOne(t *testing.T) {
 	dir := t.TempDir()

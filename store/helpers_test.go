@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -55,16 +56,10 @@ func mustPut(t testing.TB, s *Store, m *message.Message) PutResult {
 	return r
 }
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually: conformance/testkit.Eventually.
 func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 func waitDispatched(t testing.TB, s *Store) {

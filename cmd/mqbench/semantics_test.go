@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"io"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -22,30 +22,8 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server"
 )
 
-// freeBrokerPort returns a loopback port p with p-2 (VIP) and p+1 (HA) free too.
-func freeBrokerPort(t testing.TB) int {
-	t.Helper()
-	for range 50 {
-		p, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ok := p > 1024
-		for _, q := range []int{p - 2, p + 1} {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q))
-			if err != nil {
-				ok = false
-				break
-			}
-			l.Close()
-		}
-		if ok {
-			return p
-		}
-	}
-	t.Fatal("no free port triple")
-	return 0
-}
+// freeBrokerPort: conformance/testkit.BrokerPort (p-2 VIP and p+1 HA free too).
+func freeBrokerPort(t testing.TB) int { return testkit.BrokerPort(t) }
 
 // startBroker runs a Skyrocket broker (no NameServer) in this process on a temp store
 // with small files.

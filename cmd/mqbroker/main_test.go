@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,31 +114,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// freeBrokerPort returns a loopback port p with p-2 (VIP) and p+1 free too.
-func freeBrokerPort(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		ok := p > 1024
-		for _, q := range []int{p - 2, p + 1} {
-			if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q)); err != nil {
-				ok = false
-			} else {
-				l.Close()
-			}
-		}
-		if ok {
-			return p
-		}
-	}
-	t.Fatal("no free port triple")
-	return 0
-}
+// freeBrokerPort: conformance/testkit.BrokerPort (p-2 VIP and p+1 HA free too).
+func freeBrokerPort(t testing.TB) int { return testkit.BrokerPort(t) }
 
 func TestRun_BindAdvertisesAddress_StartsAndStops(t *testing.T) {
 	port := freeBrokerPort(t)

@@ -3,7 +3,8 @@ package broker
 import (
 	"bytes"
 	"context"
-	"net"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,12 +20,7 @@ import (
 // test ends; it returns the address.
 func fakeNamesrv(t *testing.T, routes ...remoting.Route) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	pool := &remoting.Pool{Name: "fake-namesrv", Workers: 4}
 	for i := range routes {
 		routes[i].Pool = pool

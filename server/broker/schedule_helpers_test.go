@@ -3,7 +3,7 @@ package broker
 import (
 	"context"
 	"fmt"
-	"net"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net/netip"
 	"strconv"
 	"sync/atomic"
@@ -15,16 +15,10 @@ import (
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
-// waitFor polls cond until it holds or d passes.
+// waitFor: conformance/testkit.Eventually.
 func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 // smallStoreConfig is a store under root with small files, delays as given.
@@ -98,12 +92,7 @@ func records(t testing.TB, st *store.Store, topic string, queue int32) []message
 // newTestBroker starts a broker on a free loopback port with no name server.
 func newTestBroker(t testing.TB, mutate func(*Options)) *Broker {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	root := t.TempDir()
 	cfg := DefaultConfig(root)
 	cfg.Broker.BrokerName = "broker-a" // a property: GET_BROKER_CONFIG reports it

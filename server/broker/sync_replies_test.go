@@ -2,7 +2,7 @@ package broker
 
 import (
 	"context"
-	"net"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"strconv"
 	"sync"
 	"testing"
@@ -34,12 +34,7 @@ func syncRepliesServerWith(t *testing.T, timeout time.Duration, replicas replica
 		t.Fatal(err)
 	}
 	r := newSyncReplies(st, replicas, zerolog.Nop())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	rs := remoting.NewServer(remoting.Options{Listeners: []remoting.Listener{{Addr: addr}}, Logger: zerolog.Nop()},
 		[]remoting.Route{{Code: protocol.CodeSendMessage, Handler: func(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 			off, err := strconv.ParseInt(req.Ext.Value("offset"), 10, 64)

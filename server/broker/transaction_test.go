@@ -3,7 +3,7 @@ package broker
 import (
 	"context"
 	"errors"
-	"net"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,12 +32,7 @@ type txEnv struct {
 
 func newTxEnv(t *testing.T, mutate func(*Options)) *txEnv {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := testkit.FreePort(t)
 	e := &txEnv{t: t, opts: DefaultOptions(t.TempDir())}
 	e.opts.ListenAddr = "127.0.0.1:" + strconv.Itoa(port)
 	e.opts.EnableVIP = false

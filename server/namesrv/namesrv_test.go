@@ -2,6 +2,7 @@ package namesrv
 
 import (
 	"context"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,15 +15,10 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
 
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+// eventually: conformance/testkit.Eventually.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 func start(t *testing.T, opts Options) *Server {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"io"
 	"net"
 	"strings"
@@ -17,15 +18,10 @@ import (
 
 const testCodeEcho = protocol.CodeGetRouteinfoByTopic // any code; the tests define the behaviour
 
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+// eventually: conformance/testkit.Eventually.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 func echo(_ *Context, req *protocol.Command) (*protocol.Command, error) {

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net/netip"
 	"path/filepath"
 	"strconv"
@@ -13,16 +14,10 @@ import (
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
-// waitFor polls cond until it holds or d passes.
+// waitFor: conformance/testkit.Eventually.
 func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 // waitSettled waits until level's worker has passed want (every message before it was
