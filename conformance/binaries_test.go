@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net"
 	"os"
 	"os/exec"
@@ -21,6 +20,8 @@ import (
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2/primitive"
+
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 )
 
 // buildBinaries builds the named commands (cmd/<name>) into a temp dir of t.

@@ -3,11 +3,11 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/server/broker"
 	"github.com/skyrocket-mq/skyrocket/server/namesrv"
 )

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/server/namesrv"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"io"
 	"net"
 	"net/netip"
@@ -18,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 )
 
 // testConfig is a small store: 64 KiB CommitLog files, 100-unit ConsumeQueue files and

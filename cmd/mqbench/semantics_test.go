@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"io"
 	"net/netip"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec"
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/configs"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server"
 )

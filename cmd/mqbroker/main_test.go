@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 )
 
 func runArgs(t *testing.T, args ...string) (code int, stdout, stderr string) {

@@ -3,7 +3,6 @@ package broker
 import (
 	"bytes"
 	"context"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"

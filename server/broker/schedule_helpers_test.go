@@ -3,7 +3,6 @@ package broker
 import (
 	"context"
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net/netip"
 	"strconv"
 	"sync/atomic"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/store"
 )

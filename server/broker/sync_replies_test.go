@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"strconv"
 	"sync"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"

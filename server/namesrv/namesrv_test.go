@@ -2,7 +2,6 @@ package namesrv
 
 import (
 	"context"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/compat"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )

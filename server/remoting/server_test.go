@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"io"
 	"net"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
 

@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"fmt"
-	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"net/netip"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
