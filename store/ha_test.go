@@ -165,3 +165,60 @@ func TestHA_Slave_CountsReplicatedPuts(t *testing.T) {
 		t.Fatalf("putMessageSizeTotal master %s slave %s", m, s)
 	}
 }
+
+// A slave that received a whole file (its blank and padding to the end) and nothing after
+// it, restarted cleanly, recovers to the file's end — the offset it acknowledged to its
+// master, and the master's own end for that data — not to the blank's start as Java's
+// recovery does (CommitLog#recoverNormally stops at the blank of the last file). Stopping
+// at the blank would make the slave report less than it had acknowledged and the master
+// resend the blank; a master whose newest file ends in a blank (the next file could not
+// be created) would refuse a slave that holds that blank ("first report beyond the local
+// commitlog end"). Appending after the restart goes on at the next file, on both.
+func TestHA_Restart_LastFileEndingInABlank_RecoversToTheFileEnd(t *testing.T) {
+	master := openStore(t, testConfig(t))
+	defer master.Close()
+	size := testConfig(t).MappedFileSizeCommitLog
+	for i := 0; master.MaxPhyOffset() < size; i++ {
+		mustPut(t, master, testMessage("TopicH", 0, body(i), ""))
+	}
+	sc := testConfig(t)
+	sc.Slave = true
+	slave := openStore(t, sc)
+	data, release := master.CommitLogData(0)
+	if int64(len(data)) != size {
+		t.Fatalf("the first file holds %d bytes, want the whole %d", len(data), size)
+	}
+	err := slave.AppendToCommitLog(0, append([]byte(nil), data...))
+	release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDispatched(t, slave)
+	if slave.MaxPhyOffset() != size {
+		t.Fatalf("slave holds up to %d, want %d", slave.MaxPhyOffset(), size)
+	}
+	want := slave.MaxOffsetInQueue("TopicH", 0)
+	if err := slave.Close(); err != nil {
+		t.Fatal(err)
+	}
+	slave = openStore(t, sc)
+	defer slave.Close()
+	if got := slave.MaxPhyOffset(); got != size {
+		t.Fatalf("after a clean restart the slave's end is %d, want the file end %d", got, size)
+	}
+	if got := slave.MaxOffsetInQueue("TopicH", 0); got != want {
+		t.Fatalf("queue max offset %d after restart, want %d", got, want)
+	}
+	// the master's next file, appended as the stream sends it
+	next, release := master.CommitLogData(size)
+	err = slave.AppendToCommitLog(size, append([]byte(nil), next...))
+	release()
+	if err != nil {
+		t.Fatalf("append at the next file: %v", err)
+	}
+	waitDispatched(t, slave)
+	if slave.MaxPhyOffset() != master.MaxPhyOffset() || slave.MaxOffsetInQueue("TopicH", 0) != master.MaxOffsetInQueue("TopicH", 0) {
+		t.Fatalf("slave [%d, q %d], master [%d, q %d]", slave.MaxPhyOffset(), slave.MaxOffsetInQueue("TopicH", 0),
+			master.MaxPhyOffset(), master.MaxOffsetInQueue("TopicH", 0))
+	}
+}

@@ -178,8 +178,15 @@ func (s *Store) scanCommitLog(files []*mappedFile, start int) (int64, error) {
 				pos += size
 				continue
 			}
-			if size == 0 && i+1 < len(files) {
-				break // end-of-file blank: the next file
+			if size == 0 {
+				if i+1 < len(files) {
+					break // end-of-file blank: the next file
+				}
+				// The newest file ends in its blank: it is finished, and its end is what a
+				// slave holding it has acknowledged. Java stops at the blank's start
+				// (CommitLog#recoverNormally) and writes over it; Skyrocket keeps the file
+				// whole, and the next append starts the next file.
+				return f.from + int64(f.size), nil
 			}
 			if size < 0 && pos < f.size {
 				s.log.Info().Str("file", f.path).Int("pos", pos).Msg("recover: commitlog ends here")
