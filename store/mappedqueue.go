@@ -21,6 +21,8 @@ type mappedQueue struct {
 	mu    sync.RWMutex // guards files; lock order: after Store.putMu / Store.cqMu
 	files []*mappedFile
 
+	removedEmpty string // load removed this empty newest file
+
 	flushedWhere atomic.Int64
 	flushedTs    atomic.Int64 // store timestamp of the last thorough flush (CommitLog)
 	syncs        atomic.Int64 // msync calls that wrote something back
@@ -74,12 +76,25 @@ func (q *mappedQueue) load() error {
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	for i, n := range names {
 		from, ok := isOffsetName(n)
 		if !ok {
 			continue
 		}
-		mf, err := openMappedFile(filepath.Join(q.dir, n), from, q.fileSize)
+		path := filepath.Join(q.dir, n)
+		if i == len(names)-1 {
+			// Java creates a file and then maps it to its size: a crash in between leaves
+			// an empty newest file, on which Java's load refuses to start ("length not
+			// matched message store config value"). It holds nothing: remove it.
+			if st, err := os.Stat(path); err == nil && st.Size() == 0 {
+				if err := os.Remove(path); err != nil {
+					return err
+				}
+				q.removedEmpty = path // logged by the store
+				continue
+			}
+		}
+		mf, err := openMappedFile(path, from, q.fileSize)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -297,4 +298,64 @@ func FuzzRecoverCommitLogTail(f *testing.F) {
 		}
 		mustPut(t, s, testMessage("TopicR", 0, "after", ""))
 	})
+}
+
+// An empty newest CommitLog or ConsumeQueue file (Java creates a file before it maps it to
+// its size; a crash in between leaves it empty, and Java's load then refuses to start) is
+// removed with a warning, and the store opens with everything before it.
+func TestRecover_EmptyNewestFile_Removed(t *testing.T) {
+	c := testConfig(t)
+	s := openStore(t, c)
+	for i := 0; i < 10; i++ {
+		mustPut(t, s, testMessage("TopicE", 0, fmt.Sprintf("m%d", i), ""))
+	}
+	waitDispatched(t, s)
+	maxPhy := s.MaxPhyOffset()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	empty := []string{
+		filepath.Join(c.RootDir, "commitlog", fileName(c.MappedFileSizeCommitLog)),
+		filepath.Join(c.RootDir, "consumequeue", "TopicE", "0", fileName(c.MappedFileSizeConsumeQueue)),
+	}
+	for _, p := range empty {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = openStore(t, c)
+	defer s.Close()
+	// removed (the CommitLog's spare next file may be created again at once, whole)
+	for _, p := range empty {
+		if st, err := os.Stat(p); err == nil && st.Size() == 0 {
+			t.Errorf("%s: still there, empty", p)
+		}
+	}
+	if s.MaxPhyOffset() != maxPhy || s.MaxOffsetInQueue("TopicE", 0) != 10 {
+		t.Fatalf("after the restart: commitlog end %d (want %d), queue max %d", s.MaxPhyOffset(), maxPhy, s.MaxOffsetInQueue("TopicE", 0))
+	}
+	mustPut(t, s, testMessage("TopicE", 0, "after", ""))
+	waitDispatched(t, s)
+	if s.MaxOffsetInQueue("TopicE", 0) != 11 {
+		t.Fatalf("queue max %d after one more put", s.MaxOffsetInQueue("TopicE", 0))
+	}
+}
+
+// A short newest file that is not empty may hold data: it is still refused, as in Java.
+func TestRecover_ShortNewestFile_Refused(t *testing.T) {
+	c := testConfig(t)
+	s := openStore(t, c)
+	mustPut(t, s, testMessage("TopicE", 0, "m", ""))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.RootDir, "commitlog", fileName(c.MappedFileSizeCommitLog)), []byte{1, 2, 3}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(c); !errors.Is(err, ErrFileSize) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Open: %v, want ErrFileSize", err)
+	}
 }

@@ -172,6 +172,7 @@ func (s *Store) load() error {
 	if err := s.cl.load(); err != nil {
 		return fmt.Errorf("store: load commitlog: %w", err)
 	}
+	s.logRemovedEmpty(s.cl)
 	if err := s.loadConsumeQueues(); err != nil {
 		return err
 	}
@@ -214,6 +215,7 @@ func (s *Store) loadConsumeQueues() error {
 			if err := cq.q.load(); err != nil {
 				return fmt.Errorf("store: load consume queue %s/%d: %w", t.Name(), id, err)
 			}
+			s.logRemovedEmpty(cq.q)
 			s.cqs[cqKey{t.Name(), int32(id)}] = cq
 		}
 	}
@@ -324,3 +326,9 @@ func (s *Store) Topics() []string {
 }
 
 func (s *Store) nowMs() int64 { return s.cfg.now().UnixMilli() }
+
+func (s *Store) logRemovedEmpty(q *mappedQueue) {
+	if q.removedEmpty != "" {
+		s.log.Warn().Str("file", q.removedEmpty).Msg("removed an empty newest file (its creation was interrupted by a crash; it held nothing)")
+	}
+}
