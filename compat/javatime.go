@@ -34,6 +34,19 @@ func timeMillisToHumanString2(ms int64, loc *time.Location) string {
 		t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1e6)
 }
 
+// FormatDateMillis formats ms as "yyyy-MM-dd#HH:mm:ss:SSS" in local time (Java:
+// UtilAll.formatDate(date, UtilAll.YYYY_MM_DD_HH_MM_SS_SSS)), as QueueTimeSpan's
+// *TimeStampStr getters do.
+func FormatDateMillis(ms int64) string {
+	return formatDateMillis(ms, time.Local)
+}
+
+func formatDateMillis(ms int64, loc *time.Location) string {
+	t := time.UnixMilli(ms).In(loc)
+	return fmt.Sprintf("%04d-%02d-%02d#%02d:%02d:%02d:%03d", t.Year(), int(t.Month()), t.Day(),
+		t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1e6)
+}
+
 // TimeMillisToHumanString3 formats ms as yyyyMMddHHmmss in local time (Java:
 // UtilAll.timeMillisToHumanString3).
 func TimeMillisToHumanString3(ms int64) string {

@@ -49,6 +49,12 @@ func TestTimeMillisToHumanString_JavaGolden(t *testing.T) {
 	if got, want := TimeMillisToHumanString2(ms), timeMillisToHumanString2(ms, time.Local); got != want {
 		t.Errorf("TimeMillisToHumanString2 = %s, want %s", got, want)
 	}
+	if got, want := FormatDateMillis(ms), formatDateMillis(ms, time.Local); got != want {
+		t.Fatalf("FormatDateMillis = %q, want %q", got, want)
+	}
+	if got, want := formatDateMillis(1700000000123, time.UTC), "2023-11-14#22:13:20:123"; got != want {
+		t.Fatalf("formatDateMillis UTC = %q, want %q", got, want)
+	}
 	if got, want := TimeMillisToHumanString3(ms), timeMillisToHumanString3(ms, time.Local); got != want {
 		t.Errorf("TimeMillisToHumanString3 = %s, want %s", got, want)
 	}

@@ -447,7 +447,9 @@ type QueryConsumeTimeSpanBody struct {
 	ConsumeTimeSpanSet []QueueTimeSpan
 }
 
-// AppendJSON writes {"consumeTimeSpanSet":[{"consumeTimeStamp":..,"delayTime":..,"maxTimeStamp":..,"messageQueue":..,"minTimeStamp":..}]}.
+// AppendJSON writes {"consumeTimeSpanSet":[{"consumeTimeStamp":..,"consumeTimeStampStr":..,"delayTime":..,
+// "maxTimeStamp":..,"maxTimeStampStr":..,"messageQueue":..,"minTimeStamp":..,"minTimeStampStr":..}]}: fastjson
+// also writes QueueTimeSpan's three *TimeStampStr getters (yyyy-MM-dd#HH:mm:ss:SSS, local time).
 func (q *QueryConsumeTimeSpanBody) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"consumeTimeSpanSet":[`...)
 	for i, s := range q.ConsumeTimeSpanSet {
@@ -456,15 +458,21 @@ func (q *QueryConsumeTimeSpanBody) AppendJSON(dst []byte) []byte {
 		}
 		dst = append(dst, `{"consumeTimeStamp":`...)
 		dst = strconv.AppendInt(dst, s.ConsumeTimeStamp, 10)
-		dst = append(dst, `,"delayTime":`...)
+		dst = append(dst, `,"consumeTimeStampStr":"`...)
+		dst = append(dst, compat.FormatDateMillis(s.ConsumeTimeStamp)...)
+		dst = append(dst, `","delayTime":`...)
 		dst = strconv.AppendInt(dst, s.DelayTime, 10)
 		dst = append(dst, `,"maxTimeStamp":`...)
 		dst = strconv.AppendInt(dst, s.MaxTimeStamp, 10)
-		dst = append(dst, `,"messageQueue":`...)
+		dst = append(dst, `,"maxTimeStampStr":"`...)
+		dst = append(dst, compat.FormatDateMillis(s.MaxTimeStamp)...)
+		dst = append(dst, `","messageQueue":`...)
 		dst = s.MessageQueue.AppendJSON(dst)
 		dst = append(dst, `,"minTimeStamp":`...)
 		dst = strconv.AppendInt(dst, s.MinTimeStamp, 10)
-		dst = append(dst, '}')
+		dst = append(dst, `,"minTimeStampStr":"`...)
+		dst = append(dst, compat.FormatDateMillis(s.MinTimeStamp)...)
+		dst = append(dst, `"}`...)
 	}
 	return append(dst, "]}"...)
 }

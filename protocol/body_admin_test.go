@@ -8,6 +8,7 @@ package protocol
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func mqA(q int32) MessageQueue {
@@ -106,44 +107,35 @@ func TestGolden_BrokerConfigBodies(t *testing.T) {
 	sameJSON(t, "config/get_all_subscriptiongroup_config.body.json", sg.AppendJSON(nil))
 }
 
-// The bodies below have no Java golden yet (BodyGoldens.java does not write them); these
-// pin the fastjson shape the handlers wrote before the bodies moved here, which the
-// broker and conformance tests also check end to end.
-func TestBody_AdminShapes(t *testing.T) {
+// The admin bodies against the goldens BodyGoldens.java writes from the same values.
+func TestBody_AdminGoldens(t *testing.T) {
+	// QueueTimeSpan's *TimeStampStr fields are in the broker's zone; the golden was written in UTC
+	local := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = local })
 	sub := SubscriptionData{Topic: "T", SubString: "*", SubVersion: 1}
 	cases := []struct {
-		name string
-		got  []byte
-		want string
+		golden string
+		got    []byte
 	}{
-		{"GroupList", (&GroupList{GroupList: []string{"a", "b"}}).AppendJSON(nil), `{"groupList":["a","b"]}`},
-		{"GroupList empty", (&GroupList{}).AppendJSON(nil), `{"groupList":[]}`},
-		{"LockBatchResponseBody empty", (&LockBatchResponseBody{}).AppendJSON(nil), `{"lockOKMQSet":[]}`},
-		{"BrokerStatsData", (&BrokerStatsData{StatsMinute: BrokerStatsItem{Sum: 3, Tps: 0.05, Avgpt: 2}, StatsDay: BrokerStatsItem{Sum: 1}}).AppendJSON(nil),
-			`{"statsDay":{"avgpt":0.0,"sum":1,"tps":0.0},"statsHour":{"avgpt":0.0,"sum":0,"tps":0.0},"statsMinute":{"avgpt":2.0,"sum":3,"tps":0.05}}`},
-		{"ConsumeStatsList", (&ConsumeStatsList{BrokerAddr: "1.2.3.4:10911", TotalDiff: 5, ConsumeStatsList: []GroupConsumeStats{
-			{Group: "G", Stats: []ConsumeStats{{OffsetTable: []MessageQueueEntry[OffsetWrapper]{{mqA(0), OffsetWrapper{BrokerOffset: 5}}}}}}, {Group: "H"}}}).AppendJSON(nil),
-			`{"brokerAddr":"1.2.3.4:10911","consumeStatsList":[{"G":[{"consumeTps":0.0,"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"TopicTest"}:` +
-				`{"brokerOffset":5,"consumerOffset":0,"lastTimestamp":0}}}]},{"H":[]}],"totalDiff":5}`},
-		{"QueryConsumeTimeSpanBody", (&QueryConsumeTimeSpanBody{ConsumeTimeSpanSet: []QueueTimeSpan{{MessageQueue: mqA(0), MinTimeStamp: 1, MaxTimeStamp: 2, ConsumeTimeStamp: 3, DelayTime: 4}}}).AppendJSON(nil),
-			`{"consumeTimeSpanSet":[{"consumeTimeStamp":3,"delayTime":4,"maxTimeStamp":2,"messageQueue":{"brokerName":"broker-a","queueId":0,"topic":"TopicTest"},"minTimeStamp":1}]}`},
-		{"QueryCorrectionOffsetBody", (&QueryCorrectionOffsetBody{CorrectionOffsets: map[int32]int64{1: 9223372036854775807, 0: 4}}).AppendJSON(nil),
-			`{"correctionOffsets":{0:4,1:9223372036854775807}}`},
-		{"QueryConsumeQueueResponseBody", (&QueryConsumeQueueResponseBody{MaxQueueIndex: 2, MinQueueIndex: 0,
-			QueueData: []ConsumeQueueData{{PhysicOffset: 0, PhysicSize: 100, TagsCode: 7}}}).AppendJSON(nil),
-			`{"maxQueueIndex":2,"minQueueIndex":0,"queueData":[{"eval":false,"physicOffset":0,"physicSize":100,"tagsCode":7}]}`},
-		{"QueryConsumeQueueResponseBody group", (&QueryConsumeQueueResponseBody{FilterData: "null", SubscriptionData: &sub, MaxQueueIndex: 1}).AppendJSON(nil),
-			`{"filterData":"null","maxQueueIndex":1,"minQueueIndex":0,"queueData":[],"subscriptionData":` + string(sub.AppendJSON(nil)) + `}`},
-		{"ProducerTableInfo", (&ProducerTableInfo{Data: map[string][]ProducerInfo{"PG": {{ClientID: "c", RemoteIP: "/1.2.3.4:5", Language: LanguageGo, Version: 409, LastUpdateTimestamp: 7}}, "A": {}}}).AppendJSON(nil),
-			`{"data":{"A":[],"PG":[{"clientId":"c","language":"GO","lastUpdateTimestamp":7,"remoteIP":"/1.2.3.4:5","version":409}]}}`},
-		{"OffsetMovedEvent", (&OffsetMovedEvent{ConsumerGroup: "G", MessageQueue: mqA(2), OffsetRequest: 10, OffsetNew: 3}).AppendJSON(nil),
-			`{"consumerGroup":"G","messageQueue":{"brokerName":"broker-a","queueId":2,"topic":"TopicTest"},"offsetNew":3,"offsetRequest":10}`},
-		{"GetConsumerStatusBody", (&GetConsumerStatusBody{ConsumerTable: []ClientQueueOffsets{{ClientID: "c1", Table: []MessageQueueEntry[int64]{{mqA(0), 5}}}, {ClientID: "c2"}}}).AppendJSON(nil),
-			`{"consumerTable":{"c1":{{"brokerName":"broker-a","queueId":0,"topic":"TopicTest"}:5},"c2":{}},"messageQueueTable":{}}`},
+		{"group_list.json", (&GroupList{GroupList: []string{"a", "b"}}).AppendJSON(nil)},
+		{"group_list_empty.json", (&GroupList{}).AppendJSON(nil)},
+		{"lock_batch_response_body_empty.json", (&LockBatchResponseBody{}).AppendJSON(nil)},
+		{"broker_stats_data.json", (&BrokerStatsData{StatsMinute: BrokerStatsItem{Sum: 3, Tps: 0.05, Avgpt: 2}, StatsDay: BrokerStatsItem{Sum: 1}}).AppendJSON(nil)},
+		{"consume_stats_list.json", (&ConsumeStatsList{BrokerAddr: "1.2.3.4:10911", TotalDiff: 5, ConsumeStatsList: []GroupConsumeStats{
+			{Group: "G", Stats: []ConsumeStats{{OffsetTable: []MessageQueueEntry[OffsetWrapper]{{mqA(0), OffsetWrapper{BrokerOffset: 5}}}}}}, {Group: "H"}}}).AppendJSON(nil)},
+		{"query_consume_time_span_body.json", (&QueryConsumeTimeSpanBody{ConsumeTimeSpanSet: []QueueTimeSpan{{MessageQueue: mqA(0), MinTimeStamp: 1, MaxTimeStamp: 2, ConsumeTimeStamp: 3, DelayTime: 4}}}).AppendJSON(nil)},
+		{"query_correction_offset_body.json", (&QueryCorrectionOffsetBody{CorrectionOffsets: map[int32]int64{1: 9223372036854775807, 0: 4}}).AppendJSON(nil)},
+		{"query_consume_queue_response_body.json", (&QueryConsumeQueueResponseBody{MaxQueueIndex: 2, MinQueueIndex: 0,
+			QueueData: []ConsumeQueueData{{PhysicOffset: 0, PhysicSize: 100, TagsCode: 7}}}).AppendJSON(nil)},
+		{"query_consume_queue_response_body_group.json", (&QueryConsumeQueueResponseBody{FilterData: "null", SubscriptionData: &sub, MaxQueueIndex: 1}).AppendJSON(nil)},
+		{"producer_table_info.json", (&ProducerTableInfo{Data: map[string][]ProducerInfo{"PG": {{ClientID: "c", RemoteIP: "/1.2.3.4:5", Language: LanguageGo, Version: 409, LastUpdateTimestamp: 7}}, "A": {}}}).AppendJSON(nil)},
+		{"offset_moved_event.json", (&OffsetMovedEvent{ConsumerGroup: "G", MessageQueue: mqA(2), OffsetRequest: 10, OffsetNew: 3}).AppendJSON(nil)},
+		{"get_consumer_status_body.json", (&GetConsumerStatusBody{ConsumerTable: []ClientQueueOffsets{{ClientID: "c1", Table: []MessageQueueEntry[int64]{{mqA(0), 5}}}, {ClientID: "c2"}}}).AppendJSON(nil)},
 	}
 	for _, c := range cases {
-		if string(c.got) != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.name, c.got, c.want)
+		if want := string(golden(t, c.golden)); string(c.got) != want {
+			t.Errorf("%s:\n got %s\nwant %s", c.golden, c.got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +21,21 @@ import org.apache.rocketmq.common.admin.TopicOffset;
 import org.apache.rocketmq.common.admin.TopicStatsTable;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.common.protocol.body.BrokerStatsData;
+import org.apache.rocketmq.common.protocol.body.BrokerStatsItem;
 import org.apache.rocketmq.common.protocol.body.ClusterInfo;
+import org.apache.rocketmq.common.protocol.body.ConsumeQueueData;
+import org.apache.rocketmq.common.protocol.body.ConsumeStatsList;
+import org.apache.rocketmq.common.protocol.body.GetConsumerStatusBody;
+import org.apache.rocketmq.common.protocol.body.GroupList;
+import org.apache.rocketmq.common.protocol.body.ProducerInfo;
+import org.apache.rocketmq.common.protocol.body.ProducerTableInfo;
+import org.apache.rocketmq.common.protocol.body.QueryConsumeQueueResponseBody;
+import org.apache.rocketmq.common.protocol.body.QueryConsumeTimeSpanBody;
+import org.apache.rocketmq.common.protocol.body.QueryCorrectionOffsetBody;
+import org.apache.rocketmq.common.protocol.body.QueueTimeSpan;
+import org.apache.rocketmq.common.protocol.topic.OffsetMovedEvent;
+import org.apache.rocketmq.common.protocol.heartbeat.SubscriptionData;
 import org.apache.rocketmq.common.protocol.body.Connection;
 import org.apache.rocketmq.common.protocol.body.ConsumerConnection;
 import org.apache.rocketmq.common.protocol.body.ConsumerOffsetSerializeWrapper;
@@ -200,7 +215,104 @@ public final class BodyGoldens {
 
         out.write("data_version.json", Samples.dataVersion(7).encode(), entry(org.apache.rocketmq.common.DataVersion.class, DEFAULT, "inside RegisterBrokerBody, TopicConfigSerializeWrapper, QUERY_DATA_VERSION (322) body"));
 
+        // The admin bodies of protocol/body_admin.go (values as in its tests).
+        GroupList gl = new GroupList();
+        gl.getGroupList().add("a");
+        gl.getGroupList().add("b");
+        out.write("group_list.json", gl.encode(), entry(GroupList.class, DEFAULT, "QUERY_TOPIC_CONSUME_BY_WHO (300) response body (a HashSet: this order is the set's)"));
+        out.write("group_list_empty.json", new GroupList().encode(), entry(GroupList.class, DEFAULT, "QUERY_TOPIC_CONSUME_BY_WHO (300) with no group"));
+
+        out.write("lock_batch_response_body_empty.json", new LockBatchResponseBody().encode(), entry(LockBatchResponseBody.class, DEFAULT, "LOCK_BATCH_MQ (41) response body, nothing locked"));
+
+        BrokerStatsData bsd = new BrokerStatsData();
+        bsd.setStatsMinute(statsItem(3, 0.05, 2));
+        bsd.setStatsHour(statsItem(0, 0, 0));
+        bsd.setStatsDay(statsItem(1, 0, 0));
+        out.write("broker_stats_data.json", bsd.encode(), entry(BrokerStatsData.class, DEFAULT, "VIEW_BROKER_STATS_DATA (315) response body"));
+
+        ConsumeStatsList csl = new ConsumeStatsList();
+        csl.setBrokerAddr("1.2.3.4:10911");
+        csl.setTotalDiff(5);
+        ConsumeStats one = new ConsumeStats();
+        OffsetWrapper ow5 = new OffsetWrapper();
+        ow5.setBrokerOffset(5);
+        one.getOffsetTable().put(mq(Samples.BROKER_A, 0), ow5);
+        Map<String, List<ConsumeStats>> g1 = new HashMap<>();
+        g1.put("G", new ArrayList<>(Arrays.asList(one)));
+        Map<String, List<ConsumeStats>> g2m = new HashMap<>();
+        g2m.put("H", new ArrayList<>());
+        csl.getConsumeStatsList().add(g1);
+        csl.getConsumeStatsList().add(g2m);
+        out.write("consume_stats_list.json", csl.encode(), entry(ConsumeStatsList.class, DEFAULT, "GET_BROKER_CONSUME_STATS (317) response body"));
+
+        QueryConsumeTimeSpanBody qts = new QueryConsumeTimeSpanBody();
+        QueueTimeSpan span = new QueueTimeSpan();
+        span.setMessageQueue(mq(Samples.BROKER_A, 0));
+        span.setMinTimeStamp(1);
+        span.setMaxTimeStamp(2);
+        span.setConsumeTimeStamp(3);
+        span.setDelayTime(4);
+        qts.getConsumeTimeSpanSet().add(span);
+        // the *TimeStampStr getters format in the JVM's default zone: pinned to UTC here
+        java.util.TimeZone zone = java.util.TimeZone.getDefault();
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("UTC"));
+        byte[] qtsBody = qts.encode();
+        java.util.TimeZone.setDefault(zone);
+        out.write("query_consume_time_span_body.json", qtsBody, entry(QueryConsumeTimeSpanBody.class, DEFAULT, "QUERY_CONSUME_TIME_SPAN (303) response body (the *TimeStampStr fields in the broker's zone; UTC here)"));
+
+        QueryCorrectionOffsetBody qco = new QueryCorrectionOffsetBody();
+        qco.getCorrectionOffsets().put(1, Long.MAX_VALUE);
+        qco.getCorrectionOffsets().put(0, 4L);
+        out.write("query_correction_offset_body.json", qco.encode(), entry(QueryCorrectionOffsetBody.class, DEFAULT, "QUERY_CORRECTION_OFFSET (308) response body"));
+
+        QueryConsumeQueueResponseBody qcq = new QueryConsumeQueueResponseBody();
+        qcq.setMaxQueueIndex(2);
+        qcq.setMinQueueIndex(0);
+        ConsumeQueueData cqd = new ConsumeQueueData();
+        cqd.setPhysicOffset(0);
+        cqd.setPhysicSize(100);
+        cqd.setTagsCode(7);
+        qcq.setQueueData(new ArrayList<>(Arrays.asList(cqd)));
+        out.write("query_consume_queue_response_body.json", qcq.encode(), entry(QueryConsumeQueueResponseBody.class, DEFAULT, "QUERY_CONSUME_QUEUE (321) response body"));
+        QueryConsumeQueueResponseBody qcg = new QueryConsumeQueueResponseBody();
+        SubscriptionData sub = new SubscriptionData();
+        sub.setTopic("T");
+        sub.setSubString("*");
+        sub.setSubVersion(1);
+        qcg.setSubscriptionData(sub);
+        qcg.setFilterData("null");
+        qcg.setMaxQueueIndex(1);
+        qcg.setQueueData(new ArrayList<>());
+        out.write("query_consume_queue_response_body_group.json", qcg.encode(), entry(QueryConsumeQueueResponseBody.class, DEFAULT, "QUERY_CONSUME_QUEUE (321) response body with a consumer group (its subscription and filter data)"));
+
+        Map<String, List<ProducerInfo>> pt = new HashMap<>();
+        pt.put("PG", new ArrayList<>(Arrays.asList(new ProducerInfo("c", "/1.2.3.4:5", LanguageCode.GO, 409, 7))));
+        pt.put("A", new ArrayList<>());
+        out.write("producer_table_info.json", new ProducerTableInfo(pt).encode(), entry(ProducerTableInfo.class, DEFAULT, "GET_ALL_PRODUCER_INFO (328) response body"));
+
+        OffsetMovedEvent ome = new OffsetMovedEvent();
+        ome.setConsumerGroup("G");
+        ome.setMessageQueue(mq(Samples.BROKER_A, 2));
+        ome.setOffsetRequest(10);
+        ome.setOffsetNew(3);
+        out.write("offset_moved_event.json", ome.encode(), entry(OffsetMovedEvent.class, DEFAULT, "the body of an OFFSET_MOVED_EVENT message"));
+
+        GetConsumerStatusBody gcs = new GetConsumerStatusBody();
+        Map<MessageQueue, Long> c1 = new HashMap<>();
+        c1.put(mq(Samples.BROKER_A, 0), 5L);
+        gcs.getConsumerTable().put("c1", c1);
+        gcs.getConsumerTable().put("c2", new HashMap<>());
+        out.write("get_consumer_status_body.json", gcs.encode(), entry(GetConsumerStatusBody.class, DEFAULT, "INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223) response body"));
+
         out.finish("org.skyrocket.golden.BodyGoldens (RocketMQ 4.9.8 rocketmq-common, fastjson 1.2.69_noneautotype)", null);
+    }
+
+    private static BrokerStatsItem statsItem(long sum, double tps, double avgpt) {
+        BrokerStatsItem it = new BrokerStatsItem();
+        it.setSum(sum);
+        it.setTps(tps);
+        it.setAvgpt(avgpt);
+        return it;
     }
 
     private static byte[] inflate(byte[] z) throws Exception {
