@@ -2,7 +2,7 @@ package conformance
 
 // Master/slave replication across implementations (issue 9's interop): a Java 4.9.7 slave
 // following a Skyrocket master (SYNC_MASTER, then ASYNC_MASTER after a restart on the same
-// store), and a Skyrocket slave following a Java 4.9.7 SYNC_MASTER. Each run drives the
+// store), and a Skyrocket slave following a Java 4.9.7 SYNC_MASTER and ASYNC_MASTER. Each run drives the
 // unmodified Go client through the master's NameServer: every send SEND_OK while the slave
 // keeps up, the slave's CommitLog byte-identical to the master's over several 1 MiB files,
 // the slave's metadata sync (GET_ALL_TOPIC_CONFIG on the VIP port, consumer offsets, delay
@@ -592,4 +592,48 @@ func diffSlaveNotAvailable(t *testing.T, jm *javaservers.Servers) {
 	if stored[1] != "1" {
 		t.Errorf("skyrocket: queue 1's max offset %q after the SLAVE_NOT_AVAILABLE send, want 1", stored[1])
 	}
+}
+
+// TestHAJava_JavaAsyncMasterSkyrocketSlave: a Skyrocket slave follows a Java 4.9.7
+// ASYNC_MASTER that already holds more than one file: every send is SEND_OK at once (an
+// ASYNC_MASTER never waits for its slave), the slave starts at the master's newest file,
+// catches up byte for byte while the load runs, and syncs the metadata.
+func TestHAJava_JavaAsyncMasterSkyrocketSlave(t *testing.T) {
+	needJavaServers(t)
+	t.Parallel()
+	jm := startJavaHA(t, javaservers.Options{Broker: []string{"brokerRole=ASYNC_MASTER"}})
+	mw := newWire(t, jm.BrokerAddr)
+
+	prod := newProducer(t, jm.NamesrvAddr)
+	topic, group, pre := unique("THAJA"), unique("CGHAJAMeta"), unique("THAJAPre")
+	createTopicAndGroup(t, mw, jm.NamesrvAddr, topic, group)
+	createRoutedTopic(t, mw, jm.NamesrvAddr, pre)
+	sendLoad(t, prod, pre, "history", 2000, primitive.SendOK)
+	history := maxPhyOffset(t, mw)
+	if history < haJavaFileSize {
+		t.Fatalf("the history is %d bytes, less than one %d-byte CommitLog file", history, haJavaFileSize)
+	}
+	joinAt := history - history%haJavaFileSize
+
+	so := haBrokerOptions(t, jm.NamesrvAddr, broker.RoleSlave, 1)
+	so.BrokerName = "broker-a" // javaservers.sh's
+	so.Store.MappedFileSizeCommitLog = haJavaFileSize
+	so.SlaveSyncPeriod = 10 * time.Second // Java's (first run after 3 s)
+	s := &cluster{t: t, opts: so, root: filepath.Dir(so.Store.RootDir)}
+	s.startBroker()
+	sw := newWire(t, so.ListenAddr)
+	eventually(t, 30*time.Second, "the Skyrocket slave to connect and reach the Java master's end", func() bool {
+		return s.broker.Store().MaxPhyOffset() >= history
+	})
+	sendLoad(t, prod, topic, "async", haJavaLoad, primitive.SendOK)
+	end := maxPhyOffset(t, mw)
+	eventually(t, 30*time.Second, "the Skyrocket slave to reach the Java ASYNC_MASTER's commitLogMaxOffset", func() bool {
+		return s.broker.Store().MaxPhyOffset() == end
+	})
+	if minOff := s.broker.Store().MinPhyOffset(); minOff != joinAt {
+		t.Fatalf("the Skyrocket slave's CommitLog starts at %d, want the Java master's newest file at join, %d", minOff, joinAt)
+	}
+	total := sameCommitLogs(t, filepath.Join(jm.StoreRoot, "commitlog"), filepath.Join(so.Store.RootDir, "commitlog"), joinAt, end)
+	t.Logf("ASYNC_MASTER: %d CommitLog bytes compared", total)
+	waitMetadataOnSlave(t, mw, sw, so.Store.RootDir, topic, group)
 }
