@@ -42,7 +42,9 @@ func TestEventually_ReturnsOnceTheConditionHolds(t *testing.T) {
 
 func TestEventually_FailsAtItsDeadlineNamingWhatItWaitedFor(t *testing.T) {
 	start := time.Now()
-	msg := run(func(tb testing.TB) { Eventually(tb, 50*time.Millisecond, "the impossible", func() bool { return false }) })
+	msg := run(func(tb testing.TB) {
+		Eventually(tb, 50*time.Millisecond, "the impossible", func() bool { return false })
+	})
 	if !strings.Contains(msg, "the impossible") || !strings.Contains(msg, "50ms") {
 		t.Fatalf("message %q", msg)
 	}
