@@ -31,6 +31,7 @@ func TestDifferential_JavaBroker(t *testing.T) {
 	t.Run("MessageFields", func(t *testing.T) { diffMessageFields(t, e) })
 	t.Run("AdminOutputs", func(t *testing.T) { diffAdmin(t, e) })
 	t.Run("MixedClusters", func(t *testing.T) { mixedClusters(t, e) })
+	t.Run("HundredThousandTopics", func(t *testing.T) { diffHundredThousandTopics(t, e) })
 }
 
 // both runs fn against each side.

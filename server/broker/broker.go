@@ -56,10 +56,14 @@ type Broker struct {
 	wg    sync.WaitGroup
 	regMu sync.Mutex // serializes registrations (Java: synchronized registerBrokerAll)
 	// nsAnswered: the last registration was answered by a name server (registration.go).
-	nsAnswered atomic.Bool
-	announce   topicAnnouncer // new topics waiting for registration (registration.go)
-	shutOnce   sync.Once
+	nsAnswered        atomic.Bool
+	regCompressLogged atomic.Bool    // the switch to the compressed register form was logged
+	announce          topicAnnouncer // new topics waiting for registration (registration.go)
+	shutOnce          sync.Once
 }
+
+// outboundMaxFrame bounds a frame the broker reads from a NameServer or its master.
+const outboundMaxFrame = 256 << 20
 
 // New opens the store and loads the broker's config files; Start serves.
 func New(opts Options) (*Broker, error) {
@@ -146,7 +150,11 @@ func New(opts Options) (*Broker, error) {
 		OnClose:    b.connClosed,
 		Unknown:    b.unknownCode,
 	}, b.handlers())
-	b.nsClient = remoting.NewClient(remoting.ClientOptions{DialTimeout: 3 * time.Second, Logger: log})
+	// The broker's outbound client reads the NameServers' answers and, on a slave, the
+	// master's metadata: GET_ALL_TOPIC_CONFIG of a master with ~90,000 topics passes the
+	// 16 MiB frame, which Java's slave refuses (its topics never sync). Skyrocket's reads
+	// answers up to outboundMaxFrame from the servers it is configured to call.
+	b.nsClient = remoting.NewClient(remoting.ClientOptions{DialTimeout: 3 * time.Second, Logger: log, MaxFrameSize: outboundMaxFrame})
 	return b, nil
 }
 

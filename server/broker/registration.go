@@ -100,6 +100,11 @@ func (b *Broker) awaitRegistered(done <-chan struct{}) {
 	}
 }
 
+// registerCompressAbove is the JSON register body size above which the broker sends the
+// compressed form even with compressedRegister=false: half the 16 MiB frame, so the
+// frame's header and a growing topic table never reach the limit.
+const registerCompressAbove = 8 << 20
+
 func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConfig bool) {
 	if len(b.opts.NamesrvAddrs) == 0 {
 		return
@@ -113,17 +118,30 @@ func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConf
 	}
 	body := protocol.RegisterBrokerBody{TopicConfigSerializeWrapper: w, FilterServerList: []string{}}
 	var payload []byte
-	if b.opts.CompressedRegister {
+	compressed := b.opts.CompressedRegister
+	if !compressed {
+		payload = body.AppendJSON(nil)
+		if len(payload) > registerCompressAbove {
+			// Java sends it as it is and every NameServer refuses the frame past 16 MiB
+			// (apache/rocketmq #5296: the broker's topics vanish from the routes). The
+			// compressed form (compressedRegister=true) is Java's own, read by its
+			// NameServers since 4.2.0 and by Skyrocket's.
+			compressed = true
+			if !b.regCompressLogged.Swap(true) {
+				b.log.Info().Int("bytes", len(payload)).Int("topics", len(w.TopicConfigTable)).
+					Msg("the register body is too large for a frame: registering in the compressed form (compressedRegister) from now on")
+			}
+		}
+	}
+	if compressed {
 		var err error
 		if payload, err = body.EncodeCompressed(); err != nil {
 			b.log.Error().Err(err).Msg("compress register body")
 			return
 		}
-	} else {
-		payload = body.AppendJSON(nil)
 	}
 	h := protocol.RegisterBrokerRequestHeader{BrokerName: b.opts.BrokerName, BrokerAddr: b.addr, ClusterName: b.opts.ClusterName,
-		HaServerAddr: b.haServerAddr(), BrokerID: b.opts.BrokerID, Compressed: b.opts.CompressedRegister, BodyCrc32: compat.CRC32(payload)}
+		HaServerAddr: b.haServerAddr(), BrokerID: b.opts.BrokerID, Compressed: compressed, BodyCrc32: compat.CRC32(payload)}
 
 	b.regMu.Lock()
 	defer b.regMu.Unlock()
