@@ -46,11 +46,12 @@ func (s *Server) getRouteInfoByTopic(_ *remoting.Context, req *protocol.Command)
 		form = 1
 	}
 	ver := s.routes.Version()<<16 ^ s.cache.kvGen.Load()
+	var cached *cachedRoute
 	if v, ok := s.cache.m.Load(h.Topic); ok {
-		c := v.(*cachedRoute)
-		if c.version == ver && c.body[form] != nil {
+		cached = v.(*cachedRoute)
+		if cached.version == ver && cached.body[form] != nil {
 			resp := success(req)
-			resp.Body = c.body[form]
+			resp.Body = cached.body[form]
 			return resp, nil
 		}
 	}
@@ -62,9 +63,13 @@ func (s *Server) getRouteInfoByTopic(_ *remoting.Context, req *protocol.Command)
 	if s.opts.OrderMessageEnable {
 		route.OrderTopicConf, _ = s.kv.Get(NamespaceOrderTopicConfig, h.Topic)
 	}
+	// Only the form asked for is encoded (clients of one version all ask for the same);
+	// the other form of the same version is kept. Entries are never modified once stored.
 	c := &cachedRoute{version: ver}
-	c.body[0] = route.AppendJSON(nil, false)
-	c.body[1] = route.AppendJSON(nil, true)
+	if cached != nil && cached.version == ver {
+		c.body = cached.body
+	}
+	c.body[form] = route.AppendJSON(nil, standard)
 	s.cache.m.Store(strings.Clone(h.Topic), c) // h.Topic is borrowed from the read buffer
 	resp := success(req)
 	resp.Body = c.body[form]

@@ -1,6 +1,7 @@
 package namesrv
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -67,13 +68,25 @@ func (t *RouteTable) Register(cluster, brokerAddr, brokerName string, brokerID i
 	topics *protocol.TopicConfigSerializeWrapper, filterServers []string, conn *remoting.Conn) RegisterResult {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	defer t.changed()
+	// Only what a route or the cluster info shows bumps the version (and so drops every
+	// cached route): a broker's periodic re-registration with an unchanged dataVersion
+	// (every 30 s per broker) only refreshes its liveness, and with 100,000 topics
+	// re-encoding every route after each one would cost the route queries their rate.
+	changed := false
+	defer func() {
+		if changed {
+			t.changed()
+		}
+	}()
 	names := t.clusterAddrs[cluster]
 	if names == nil {
 		names = map[string]bool{}
 		t.clusterAddrs[cluster] = names
 	}
-	names[brokerName] = true
+	if !names[brokerName] {
+		names[brokerName] = true
+		changed = true
+	}
 
 	first := false
 	bd := t.brokerAddrs[brokerName]
@@ -86,6 +99,7 @@ func (t *RouteTable) Register(cluster, brokerAddr, brokerName string, brokerID i
 	for id, addr := range bd.BrokerAddrs {
 		if addr == brokerAddr && id != brokerID {
 			delete(bd.BrokerAddrs, id)
+			changed = true
 		}
 	}
 	old, had := bd.BrokerAddrs[brokerID]
@@ -94,6 +108,7 @@ func (t *RouteTable) Register(cluster, brokerAddr, brokerName string, brokerID i
 		t.log.Info().Str("cluster", cluster).Str("broker", brokerName).Str("old", old).Str("new", brokerAddr).Msg("master address changed")
 	}
 	first = first || !had
+	changed = changed || first || old != brokerAddr
 
 	if topics != nil && brokerID == masterID {
 		prev, ok := t.live[brokerAddr]
@@ -101,6 +116,7 @@ func (t *RouteTable) Register(cluster, brokerAddr, brokerName string, brokerID i
 			for _, tc := range topics.TopicConfigTable {
 				t.updateQueueData(brokerName, tc)
 			}
+			changed = true
 		}
 	}
 	var dv protocol.DataVersion
@@ -109,12 +125,19 @@ func (t *RouteTable) Register(cluster, brokerAddr, brokerName string, brokerID i
 	}
 	if _, ok := t.live[brokerAddr]; !ok {
 		t.log.Info().Str("broker", brokerAddr).Str("ha", haServerAddr).Msg("new broker registered")
+		changed = true
 	}
 	t.live[brokerAddr] = &brokerLive{lastUpdate: t.now(), dataVersion: dv, conn: conn, haServerAddr: haServerAddr}
 	if filterServers != nil {
 		if len(filterServers) == 0 {
-			delete(t.filterSrv, brokerAddr)
+			if _, ok := t.filterSrv[brokerAddr]; ok {
+				delete(t.filterSrv, brokerAddr)
+				changed = true
+			}
 		} else {
+			if !slices.Equal(t.filterSrv[brokerAddr], filterServers) {
+				changed = true
+			}
 			t.filterSrv[brokerAddr] = filterServers
 		}
 	}
