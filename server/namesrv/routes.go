@@ -58,6 +58,10 @@ func (t *RouteTable) Version() uint64 { return t.version.Load() }
 
 func (t *RouteTable) changed() { t.version.Add(1) }
 
+// duplicateWindow: an address that registered within it is still alive (brokers register
+// every 30 s).
+const duplicateWindow = 45 * time.Second
+
 // RegisterResult is what a slave learns from registering (Java: RegisterBrokerResult).
 type RegisterResult struct {
 	HAServerAddr, MasterAddr string
@@ -104,8 +108,15 @@ func (t *RouteTable) Register(cluster, brokerAddr, brokerName string, brokerID i
 	}
 	old, had := bd.BrokerAddrs[brokerID]
 	bd.BrokerAddrs[brokerID] = brokerAddr
-	if brokerID == masterID && had && old != brokerAddr {
-		t.log.Info().Str("cluster", cluster).Str("broker", brokerName).Str("old", old).Str("new", brokerAddr).Msg("master address changed")
+	if had && old != brokerAddr {
+		if ol := t.live[old]; ol != nil && t.now().Sub(ol.lastUpdate) < duplicateWindow {
+			// Java replaces the address silently: with two brokers of one name and id both
+			// alive, the route flips between them at each one's 30 s registration.
+			t.log.Warn().Str("cluster", cluster).Str("broker", brokerName).Int64("brokerId", brokerID).Str("old", old).Str("new", brokerAddr).
+				Msg("two live brokers register the same brokerName and brokerId: the route follows whichever registered last; give each its own brokerId")
+		} else if brokerID == masterID {
+			t.log.Info().Str("cluster", cluster).Str("broker", brokerName).Str("old", old).Str("new", brokerAddr).Msg("master address changed")
+		}
 	}
 	first = first || !had
 	changed = changed || first || old != brokerAddr
