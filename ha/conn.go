@@ -24,6 +24,7 @@ type conn struct {
 	log    zerolog.Logger
 
 	acked atomic.Int64  // the newest report, -1 before the first
+	idles atomic.Int64  // writeLoop's waits with nothing to send (tests wait on it)
 	start int64         // the first report; written by readLoop before first is closed
 	first chan struct{} // closed at the first report
 	wake  chan struct{} // WakeTransfer; one slot, never blocks
@@ -192,6 +193,7 @@ func (c *conn) writeLoop() {
 			lastWrite = time.Now()
 		}
 		timer.Reset(c.m.idle)
+		c.idles.Add(1)
 		select {
 		case <-c.wake:
 		case <-timer.C:

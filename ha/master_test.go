@@ -139,7 +139,10 @@ func TestMaster_WakeTransfer(t *testing.T) {
 	f := dialFake(t, m.Addr())
 	f.report(ms.MaxPhyOffset())
 	waitFollowing(t, m, 1)
-	time.Sleep(50 * time.Millisecond) // let the writer go idle
+	eventually(t, 5*time.Second, "the writer to wait idle (the slave has everything)", func() bool {
+		l := *m.live.Load()
+		return len(l) == 1 && l[0].idles.Load() >= 1
+	})
 	r := mustPut(t, ms, testMessage("TopicHA", 0, "sync"))
 	m.WakeTransfer()
 	off, b, err := f.frame(5 * time.Second)

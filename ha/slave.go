@@ -37,6 +37,7 @@ type Slave struct {
 	kick   chan struct{} // an address change wakes a waiting loop
 
 	connected atomic.Bool
+	pauses    atomic.Int64 // waits of the connect loop begun (tests wait on it)
 
 	// mu guards nc, started and closed; a leaf lock.
 	mu      sync.Mutex
@@ -148,6 +149,7 @@ func (s *Slave) stopping() bool {
 
 // pause waits d, or less when the address changes; false when the slave closes.
 func (s *Slave) pause(d time.Duration) bool {
+	s.pauses.Add(1)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -356,7 +356,7 @@ func TestSlave_SetMasterAddr(t *testing.T) {
 	s := NewSlave(ss, haConfig(nil)) // the real 5 s retry
 	defer s.Close()
 	s.Start()
-	time.Sleep(50 * time.Millisecond) // the loop is waiting: no address
+	eventually(t, 5*time.Second, "the connect loop to wait for an address", func() bool { return s.pauses.Load() >= 1 })
 	if s.Connected() || s.MasterAddr() != "" {
 		t.Fatal("connected without an address")
 	}
@@ -394,7 +394,7 @@ func TestSlave_CloseWhileWaiting(t *testing.T) {
 	s := NewSlave(ss, haConfig(nil))
 	s.SetMasterAddr("127.0.0.1:1") // refused: waits 5 s to retry
 	s.Start()
-	time.Sleep(50 * time.Millisecond)
+	eventually(t, 5*time.Second, "the connect loop to wait for its retry", func() bool { return s.pauses.Load() >= 1 })
 	began := time.Now()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
