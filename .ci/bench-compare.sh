@@ -3,7 +3,7 @@
 # (from Maven Central, conformance/java) and mqbench's null broker, on this machine, in one run.
 # docs/benchmarks.md ("Side by side with Java") has the results and what they mean.
 #
-#   .ci/bench-compare.sh [step...]      steps: send route ha semantics rss alloc (default: all)
+#   .ci/bench-compare.sh [step...]      steps: send syncflush route ha semantics rss alloc (default: all)
 #
 # Environment (defaults in brackets):
 #   BENCH_ROUNDS [3]        rounds per comparison; sides alternate, the order rotates per round
@@ -44,7 +44,7 @@ SEM_JAVA=${BENCH_SEM_JAVA:-1}
 SERVER_HEAP=${SERVER_HEAP:-"-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"}
 BIN=$(cd "${BIN:-bin}" && pwd)
 OUT=${BENCH_OUT:-$REPO/.cache/bench-compare/$(date -u +%Y%m%dT%H%M%SZ)}
-STEPS=${*:-send route ha semantics rss alloc}
+STEPS=${*:-send syncflush route ha semantics rss alloc}
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -203,6 +203,17 @@ step_send() {
   done
 }
 
+# The syncflush step: SYNC_FLUSH as the issue measures it, one send at a time on each of
+# 16 connections (a sending thread each: -kind sync -c 16 -w 1), then at saturation with 64
+# in flight (4 x 16).
+step_syncflush() {
+  start_namesrvs
+  compare_brokers "syncflush-c16-w1" SYNC_FLUSH -t SkyBench -create-topic -q 8 -s 1024 \
+    -c 16 -w 1 -kind sync -d "$DURATION" -warmup "$WARMUP"
+  compare_brokers "syncflush-c4-w16" SYNC_FLUSH -t SkyBench -create-topic -q 8 -s 1024 \
+    -c 4 -w 16 -kind async -d "$DURATION" -warmup "$WARMUP"
+}
+
 # The ha step: master/slave pairs, each side its own NameServer, master and slave on empty
 # stores. mqbench starts the master (-server-cmd) and, once it listens, the slave
 # (-slave-cmd), waits until the slave holds what the master stored (the Java slave makes
@@ -346,7 +357,7 @@ done
 {
   echo
   echo "== bars (Skyrocket against Java 4.9.7 and the null broker, medians)"
-  for f in "$OUT"/send-*.txt "$OUT"/route.txt "$OUT"/ha-*.txt; do
+  for f in "$OUT"/send-*.txt "$OUT"/syncflush-*.txt "$OUT"/route.txt "$OUT"/ha-*.txt; do
     [ -f "$f" ] || continue
     n=$(basename "$f" .txt)
     awk -v n="$n" '

@@ -27,6 +27,7 @@ import (
 )
 
 const (
+	madvPopulateRead  = 22 // MADV_POPULATE_READ (Linux 5.14+)
 	madvPopulateWrite = 23 // MADV_POPULATE_WRITE (Linux 5.14+)
 	warmAhead         = 16 << 20
 	warmChunk         = 4 << 20
@@ -42,6 +43,10 @@ type warmer struct {
 	faulted  atomic.Int64  // bytes populated, for tests and stats
 	sink     atomic.Uint32 // the read-touch fallback stores what it read here
 	disabled bool
+	// forRead populates for reading (MADV_POPULATE_READ) on the descriptor write path:
+	// pwrite needs the page in the page cache, not mapped writable, and a write-populated
+	// page would only be dirtied and written back for nothing.
+	forRead bool
 }
 
 func newWarmer(q *mappedQueue, stop chan struct{}) *warmer {
@@ -109,7 +114,11 @@ func (w *warmer) populate(b []byte) {
 		return
 	}
 	if !w.noMadv.Load() {
-		_, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), madvPopulateWrite)
+		advice := uintptr(madvPopulateWrite)
+		if w.forRead {
+			advice = madvPopulateRead
+		}
+		_, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), advice)
 		if e == 0 {
 			return
 		}
