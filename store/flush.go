@@ -79,7 +79,7 @@ func (s *Store) flushCommitLog(leastPages int) error {
 // FlushedOffset is the CommitLog offset up to which data is on stable storage.
 func (s *Store) FlushedOffset() int64 { return s.cl.flushedWhere.Load() }
 
-// WaitFlushed returns nil once the CommitLog is flushed (msync MS_SYNC) up to offset,
+// WaitFlushed returns nil once the CommitLog is flushed (msync or fdatasync) up to offset,
 // ErrFlushTimeout after timeout, ErrClosed when the store closes first. The send path
 // calls it with PutResult.WroteOffset+WroteBytes for SYNC_FLUSH (Java: GroupCommitRequest).
 func (s *Store) WaitFlushed(offset int64, timeout time.Duration) error {
