@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -39,6 +40,10 @@ type mappedFile struct {
 	// fd is the open file when the queue writes through the descriptor (CommitLog, see
 	// writeAt), nil otherwise; closed with the mapping on the last release.
 	fd *os.File
+	// zeroTo and zeroMu keep the warmer's extent conversion off written records
+	// (convert.go); descriptor write path only.
+	zeroTo atomic.Int64
+	zeroMu sync.Mutex
 }
 
 // fileName is Java UtilAll#offset2FileName: the offset as 20 zero-padded digits.

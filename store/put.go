@@ -104,7 +104,7 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 	if s.fdWrite {
 		buf := s.encodeBuf(size)
 		message.EncodeRecord(buf, m, crc, recordOffset, phys, now)
-		if err := mf.writeAt(buf, pos); err != nil {
+		if err := mf.writeRecord(buf, pos); err != nil {
 			s.lockBeginMs.Store(0)
 			s.putMu.Unlock()
 			return s.failPut(PutUnknownError, fmt.Errorf("%w: %w", ErrWrite, err))
@@ -165,7 +165,7 @@ func (s *Store) reserve(size int) (*mappedFile, int64, PutStatus, error) {
 		if s.fdWrite {
 			var blank [message.BlankSize]byte
 			message.PutBlank(blank[:], int(remaining))
-			if err := mf.writeAt(blank[:], pos); err != nil {
+			if err := mf.writeRecord(blank[:], pos); err != nil {
 				return nil, 0, PutUnknownError, fmt.Errorf("%w: %w", ErrWrite, err)
 			}
 		} else {
@@ -262,7 +262,7 @@ func (s *Store) PutMessages(m *message.Message, batch []byte) (PutResult, error)
 		return true
 	})
 	if s.fdWrite {
-		if err := mf.writeAt(dst[:p-pos], pos); err != nil {
+		if err := mf.writeRecord(dst[:p-pos], pos); err != nil {
 			s.lockBeginMs.Store(0)
 			s.putMu.Unlock()
 			return s.failPut(PutUnknownError, fmt.Errorf("%w: %w", ErrWrite, err))

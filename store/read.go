@@ -91,7 +91,7 @@ func (s *Store) AppendToCommitLog(startOffset int64, data []byte) error {
 		return fmt.Errorf("%w: %d bytes do not fit the file at %d", ErrOffsetMismatch, len(data), mf.from)
 	}
 	if s.fdWrite {
-		if err := mf.writeAt(data, pos); err != nil {
+		if err := mf.writeRecord(data, pos); err != nil {
 			return fmt.Errorf("%w: %w", ErrWrite, err)
 		}
 	} else {

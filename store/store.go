@@ -232,6 +232,7 @@ func (s *Store) startServices() {
 	s.warm = newWarmer(s.cl, s.stop)
 	s.warm.disabled = s.cfg.DisablePageWarming
 	s.warm.forRead = s.fdWrite
+	s.warm.convert.Store(s.fdWrite)
 	if !s.warm.disabled {
 		s.wg.Add(1)
 		go s.warm.run(&s.wg)

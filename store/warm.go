@@ -47,6 +47,10 @@ type warmer struct {
 	// pwrite needs the page in the page cache, not mapped writable, and a write-populated
 	// page would only be dirtied and written back for nothing.
 	forRead bool
+	// convert: on the descriptor write path, also write zeros over unwritten extents
+	// ahead of the write position (convert.go); cleared if FIEMAP is not supported.
+	convert   atomic.Bool
+	converted atomic.Int64 // bytes of zeros written by the conversion
 }
 
 func newWarmer(q *mappedQueue, stop chan struct{}) *warmer {
@@ -94,6 +98,9 @@ func (w *warmer) warmOnce() {
 	// keep warmTo on page boundaries (an unaligned one made every call after the first
 	// fail with EINVAL, and the warmer fall back for good).
 	target := min((mf.wrote.Load()+warmAhead+pageSize-1)&^(pageSize-1), int64(mf.size))
+	if w.convert.Load() && mf.fd != nil && !w.convertTo(mf, target) {
+		w.convert.Store(false)
+	}
 	for from := mf.warmTo.Load(); from < target; from = mf.warmTo.Load() {
 		to := min(from+warmChunk, target)
 		w.populate(mf.data[from:to])
@@ -101,6 +108,9 @@ func (w *warmer) warmOnce() {
 		w.faulted.Add(to - from)
 	}
 	if spare := w.q.spareFile(); spare != nil && int64(mf.size)-mf.wrote.Load() < warmAhead && spare.hold() {
+		if w.convert.Load() && spare.fd != nil && !w.convertTo(spare, min(int64(warmAhead), int64(spare.size))) {
+			w.convert.Store(false)
+		}
 		if to := min(int64(warmAhead), int64(spare.size)); spare.warmTo.Load() < to {
 			w.populate(spare.data[spare.warmTo.Load():to])
 			spare.warmTo.Store(to)

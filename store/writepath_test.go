@@ -106,3 +106,47 @@ func TestCommitLog_FDWriteFailure_PublishesNothing(t *testing.T) {
 		t.Fatalf("bodies %q", got)
 	}
 }
+
+// TestStore_FDWrite_ConvertsUnwrittenExtentsAhead: on the descriptor write path the
+// warmer writes zeros over the fallocated (unwritten) extents ahead of the write
+// position of the first file, which no zero fill covered, so group commits do not pay
+// the extent conversion; the records written meanwhile stay intact.
+func TestStore_FDWrite_ConvertsUnwrittenExtentsAhead(t *testing.T) {
+	c := testConfig(t)
+	c.MappedFileSizeCommitLog = 8 << 20 // within the warmer's reach ahead
+	c.FlushDiskType = SyncFlush
+	s := openStore(t, c)
+	defer s.Close()
+	var last PutResult
+	for i := range 200 {
+		last = mustPut(t, s, testMessage("ConvertTopic", 0, body(i), ""))
+	}
+	if err := s.WaitFlushed(last.WroteOffset+int64(last.WroteBytes), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mf := s.cl.last()
+	if _, ok := hasUnwritten(mf.fd.Fd(), 0, int64(mf.size)); !ok {
+		t.Skip("the filesystem does not report extents (FIEMAP)")
+	}
+	eventually(t, 10*time.Second, "the extents ahead converted", func() bool {
+		from := (mf.wrote.Load() + pageSize - 1) &^ (pageSize - 1)
+		unwritten, _ := hasUnwritten(mf.fd.Fd(), from, int64(mf.size)-from)
+		return !unwritten && mf.zeroTo.Load() == int64(mf.size)
+	})
+	if s.warm.converted.Load() == 0 {
+		t.Fatal("nothing converted: the file had no unwritten extents to begin with")
+	}
+	for i := range 200 {
+		mustPut(t, s, testMessage("ConvertTopic", 0, body(200+i), ""))
+	}
+	waitDispatched(t, s)
+	got := bodies(t, s, "ConvertTopic", 0)
+	if len(got) != 400 {
+		t.Fatalf("%d bodies", len(got))
+	}
+	for i, b := range got {
+		if b != body(i) {
+			t.Fatalf("body %d = %q", i, b)
+		}
+	}
+}
