@@ -60,7 +60,7 @@ func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
 			return true
 		}
 		to := min(from+convertChunk, target)
-		unwritten, ok := hasUnwritten(mf.fd.Fd(), from, to-from)
+		unwritten, ok := hasUnwritten(mf.sysfd, from, to-from)
 		if !ok {
 			mf.zeroMu.Unlock()
 			return false
@@ -75,7 +75,7 @@ func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
 		mf.zeroTo.Store(to)
 		mf.zeroMu.Unlock()
 		if unwritten {
-			_ = fdatasync(mf.fd) // the conversion's journal commit, here rather than in a group commit
+			_ = fdatasync(mf.sysfd) // the conversion's journal commit, here rather than in a group commit
 		}
 		select {
 		case <-w.stop:
@@ -88,7 +88,7 @@ func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
 // hasUnwritten reports whether any extent overlapping [off, off+n) of the file is
 // allocated but unwritten (FIEMAP_EXTENT_UNWRITTEN); ok is false when the filesystem
 // cannot tell.
-func hasUnwritten(fd uintptr, off, n int64) (unwritten, ok bool) {
+func hasUnwritten(fd int, off, n int64) (unwritten, ok bool) {
 	const (
 		fsIocFiemap        = 0xC020660B
 		fiemapExtUnwritten = 0x800
@@ -100,7 +100,7 @@ func hasUnwritten(fd uintptr, off, n int64) (unwritten, ok bool) {
 	*(*uint64)(unsafe.Pointer(&buf[0])) = uint64(off) // fm_start
 	*(*uint64)(unsafe.Pointer(&buf[8])) = uint64(n)   // fm_length
 	*(*uint32)(unsafe.Pointer(&buf[24])) = maxExtents // fm_extent_count
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
 		return false, false
 	}
 	count := int(*(*uint32)(unsafe.Pointer(&buf[20])))

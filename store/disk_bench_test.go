@@ -38,14 +38,14 @@ func BenchmarkDisk_Durable1KiB(b *testing.B) {
 	}
 	b.Run("pwrite+fdatasync", func(b *testing.B) {
 		f := open(b)
-		mf := &mappedFile{path: f.Name(), size: size, fd: f}
+		mf := &mappedFile{path: f.Name(), size: size, fd: f, sysfd: int(f.Fd())}
 		b.SetBytes(1024)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if err := mf.writeAt(buf, int64(i%(size/1024))*1024); err != nil {
 				b.Fatal(err)
 			}
-			if err := fdatasync(f); err != nil {
+			if err := fdatasync(int(f.Fd())); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -62,14 +62,14 @@ func BenchmarkDisk_Durable1KiB(b *testing.B) {
 		if err := f.Sync(); err != nil {
 			b.Fatal(err)
 		}
-		mf := &mappedFile{path: f.Name(), size: size, fd: f}
+		mf := &mappedFile{path: f.Name(), size: size, fd: f, sysfd: int(f.Fd())}
 		b.SetBytes(1024)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if err := mf.writeAt(buf, int64(i%(size/1024))*1024); err != nil {
 				b.Fatal(err)
 			}
-			if err := fdatasync(f); err != nil {
+			if err := fdatasync(int(f.Fd())); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -40,6 +40,9 @@ type mappedFile struct {
 	// fd is the open file when the queue writes through the descriptor (CommitLog, see
 	// writeAt), nil otherwise; closed with the mapping on the last release.
 	fd *os.File
+	// sysfd is fd's descriptor number, taken once: os.File#Fd is not safe against a
+	// concurrent Close, and the number stays valid until the last release closes fd.
+	sysfd int
 	// zeroTo and zeroMu keep the warmer's extent conversion off written records
 	// (convert.go); descriptor write path only.
 	zeroTo atomic.Int64
@@ -131,7 +134,7 @@ func createMapped(dir, name string, from int64, size int, prealloc func(*os.File
 	}
 	mf := newMappedFile(path, from, data)
 	if keepFD {
-		mf.fd = f
+		mf.fd, mf.sysfd = f, int(f.Fd())
 	} else {
 		f.Close() // the mapping outlives the descriptor
 	}
@@ -165,7 +168,7 @@ func openMapped(path string, from int64, size int, keepFD bool) (*mappedFile, er
 	}
 	mf := newMappedFile(path, from, data)
 	if keepFD {
-		mf.fd = f
+		mf.fd, mf.sysfd = f, int(f.Fd())
 	} else {
 		f.Close() // the mapping outlives the descriptor
 	}
@@ -263,7 +266,7 @@ func (mf *mappedFile) flush(leastPages int) (int64, error) {
 	if mf.fd != nil {
 		// Written through the descriptor: fdatasync, the same durability as msync
 		// MS_SYNC of the range (which also ends in vfs_fsync_range), for the whole file.
-		if err := fdatasync(mf.fd); err != nil {
+		if err := fdatasync(mf.sysfd); err != nil {
 			return flushed, fmt.Errorf("store: fdatasync %s: %w", mf.path, err)
 		}
 	} else if err := msync(mf.data, int(flushed), int(write)); err != nil {
@@ -274,9 +277,9 @@ func (mf *mappedFile) flush(leastPages int) (int64, error) {
 }
 
 // fdatasync is fdatasync(2), retried on EINTR.
-func fdatasync(f *os.File) error {
+func fdatasync(fd int) error {
 	for {
-		err := syscall.Fdatasync(int(f.Fd()))
+		err := syscall.Fdatasync(fd)
 		if err != syscall.EINTR {
 			return err
 		}
@@ -291,9 +294,8 @@ func (mf *mappedFile) writeAt(b []byte, pos int64) error {
 	if pos+int64(len(b)) > int64(mf.size) {
 		return fmt.Errorf("store: write of %d bytes at %d past the end of %s", len(b), pos, mf.path)
 	}
-	fd := int(mf.fd.Fd())
 	for len(b) > 0 {
-		n, err := syscall.Pwrite(fd, b, pos)
+		n, err := syscall.Pwrite(mf.sysfd, b, pos)
 		if err == syscall.EINTR {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,7 +92,14 @@ func TestCommitLog_FDWriteFailure_PublishesNothing(t *testing.T) {
 	if mf.fd == nil {
 		t.Fatal("SYNC_FLUSH file has no descriptor")
 	}
-	if err := mf.fd.Close(); err != nil { // every later pwrite fails with EBADF (the last release closes it again: ErrClosed, ignored)
+	// Put a read-only descriptor of the same file under the file's descriptor number:
+	// every later pwrite fails with EBADF, fdatasync still works.
+	ro, err := os.Open(mf.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := syscall.Dup3(int(ro.Fd()), mf.sysfd, syscall.O_CLOEXEC); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.PutMessage(testMessage("TopicF", 0, "second", ""))
@@ -125,12 +133,12 @@ func TestStore_FDWrite_ConvertsUnwrittenExtentsAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	mf := s.cl.last()
-	if _, ok := hasUnwritten(mf.fd.Fd(), 0, int64(mf.size)); !ok {
+	if _, ok := hasUnwritten(mf.sysfd, 0, int64(mf.size)); !ok {
 		t.Skip("the filesystem does not report extents (FIEMAP)")
 	}
 	eventually(t, 10*time.Second, "the extents ahead converted", func() bool {
 		from := (mf.wrote.Load() + pageSize - 1) &^ (pageSize - 1)
-		unwritten, _ := hasUnwritten(mf.fd.Fd(), from, int64(mf.size)-from)
+		unwritten, _ := hasUnwritten(mf.sysfd, from, int64(mf.size)-from)
 		return !unwritten && mf.zeroTo.Load() == int64(mf.size)
 	})
 	if s.warm.converted.Load() == 0 {
