@@ -52,6 +52,9 @@ func (mf *mappedFile) writeRecord(b []byte, pos int64) error {
 // target, a chunk at a time, each fdatasynced. It returns false when the filesystem
 // cannot report extents (FIEMAP), so there is nothing it can do.
 func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
+	if mf.fd == nil {
+		return true
+	}
 	for {
 		mf.zeroMu.Lock()
 		from := max(mf.zeroTo.Load(), (mf.wrote.Load()+pageSize-1)&^(pageSize-1))

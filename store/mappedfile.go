@@ -291,6 +291,9 @@ func fdatasync(fd int) error {
 // the mapping shows, so readers of data see the bytes as soon as pwrite returns, and
 // no page of the mapping is faulted for writing (see doc.go, "Write path").
 func (mf *mappedFile) writeAt(b []byte, pos int64) error {
+	if mf.fd == nil { // never write through descriptor 0
+		return fmt.Errorf("store: %s was opened without its descriptor", mf.path)
+	}
 	if pos+int64(len(b)) > int64(mf.size) {
 		return fmt.Errorf("store: write of %d bytes at %d past the end of %s", len(b), pos, mf.path)
 	}
