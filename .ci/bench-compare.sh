@@ -3,14 +3,15 @@
 # (from Maven Central, conformance/java) and mqbench's null broker, on this machine, in one run.
 # docs/benchmarks.md ("Side by side with Java") has the results and what they mean.
 #
-#   .ci/bench-compare.sh [step...]      steps: send route ha semantics rss alloc (default: all)
+#   .ci/bench-compare.sh [step...]      steps: send syncflush rate route ha semantics rss alloc (default: all)
 #
 # Environment (defaults in brackets):
 #   BENCH_ROUNDS [3]        rounds per comparison; sides alternate, the order rotates per round
 #   BENCH_DURATION [20s]    measured window of each send/route run
 #   BENCH_WARMUP [10s]      unmeasured load before it (the JVM's JIT is warm by then)
 #   BENCH_CONNS [4] BENCH_WINDOW [16]     4 connections x 16 in flight = 64
-#   BENCH_FLUSHES ["ASYNC_FLUSH SYNC_FLUSH"] BENCH_QUEUES ["1 8"]   the send step's runs
+#   BENCH_FLUSHES ["ASYNC_FLUSH SYNC_FLUSH"] BENCH_QUEUES ["1 8"]   the send (and rate) step's runs
+#   BENCH_RATE_PCTS ["25 50 75"] BENCH_RATE_WINDOW [256]  the rate step: % of Java's saturation, in flight per conn
 #   BENCH_HA_ROLES ["SYNC_MASTER ASYNC_MASTER"]   the ha step's master roles (master + slave pairs)
 #   BENCH_SEM_MESSAGES [200000]           messages per run of the semantics step
 #   BENCH_RSS_MESSAGES [10000000]         messages stored by the rss step (x ~1.2 KiB on disk)
@@ -44,7 +45,7 @@ SEM_JAVA=${BENCH_SEM_JAVA:-1}
 SERVER_HEAP=${SERVER_HEAP:-"-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"}
 BIN=$(cd "${BIN:-bin}" && pwd)
 OUT=${BENCH_OUT:-$REPO/.cache/bench-compare/$(date -u +%Y%m%dT%H%M%SZ)}
-STEPS=${*:-send route ha semantics rss alloc}
+STEPS=${*:-send syncflush rate route ha semantics rss alloc}
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -203,6 +204,48 @@ step_send() {
   done
 }
 
+# The syncflush step: SYNC_FLUSH as the issue measures it, one send at a time on each of
+# 16 connections (a sending thread each: -kind sync -c 16 -w 1), then at saturation with 64
+# in flight (4 x 16).
+step_syncflush() {
+  start_namesrvs
+  compare_brokers "syncflush-c16-w1" SYNC_FLUSH -t SkyBench -create-topic -q 8 -s 1024 \
+    -c 16 -w 1 -kind sync -d "$DURATION" -warmup "$WARMUP"
+  compare_brokers "syncflush-c4-w16" SYNC_FLUSH -t SkyBench -create-topic -q 8 -s 1024 \
+    -c 4 -w 16 -kind async -d "$DURATION" -warmup "$WARMUP"
+}
+
+# The rate step: open-loop sends (mqbench -rate: a fixed schedule, latency from each
+# request's due time, so a stall is never hidden) at 25, 50 and 75 % of Java's saturation
+# rate, measured first in this run (closed loop, CONNS x WINDOW in flight, one Java run per
+# flush type), the same rates for both brokers. Each connection may have up to
+# BENCH_RATE_WINDOW [256] requests in flight; its schedule never waits for an answer.
+step_rate() {
+  start_namesrvs
+  local flush sat pct rate
+  for flush in ${BENCH_FLUSHES:-ASYNC_FLUSH SYNC_FLUSH}; do
+    broker_conf "$WORK/java-$flush.conf" "$JBP" "$JN" "$WORK/java-store" "$flush"
+    broker_conf "$WORK/sky-$flush.conf" "$SBP" "$SN" "$WORK/sky-store" "$flush"
+    log "rate-$flush: Java's saturation rate"
+    "$MQBENCH" produce -b "$JB" -server-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf")" \
+      -server-prep "rm -rf $WORK/java-store" -server-log "$WORK/servers.log" -startup-timeout 180s \
+      -t SkyBench -create-topic -q 8 -s 1024 -c "$CONNS" -w "$WINDOW" -kind async -d "$DURATION" -warmup "$WARMUP" \
+      -json-out "$OUT/rate-$flush-saturation.json" 2>&1 | tee -a "$OUT/rate-$flush-saturation.txt" "$OUT/bench-compare.txt"
+    sat=$(jq -r '.msgs_per_sec | floor' "$OUT/rate-$flush-saturation.json")
+    for pct in ${BENCH_RATE_PCTS:-25 50 75}; do
+      rate=$((sat * pct / 100))
+      log "rate-$flush-$pct: $rate msg/s ($pct % of Java's $sat)"
+      "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/rate-$flush-$pct.json" \
+        -base "java=$JB" -base-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf")" \
+        -base-prep "rm -rf $WORK/java-store" \
+        -target "skyrocket=$SB" -target-cmd "$BIN/mqbroker -c $WORK/sky-$flush.conf" -target-prep "rm -rf $WORK/sky-store" \
+        produce -server-log "$WORK/servers.log" -startup-timeout 180s -t SkyBench -create-topic -q 8 -s 1024 \
+        -c "$CONNS" -w "${BENCH_RATE_WINDOW:-256}" -kind async -rate "$rate" -d "$DURATION" -warmup "$WARMUP" 2>&1 |
+        tee -a "$OUT/rate-$flush-$pct.txt" "$OUT/bench-compare.txt"
+    done
+  done
+}
+
 # The ha step: master/slave pairs, each side its own NameServer, master and slave on empty
 # stores. mqbench starts the master (-server-cmd) and, once it listens, the slave
 # (-slave-cmd), waits until the slave holds what the master stored (the Java slave makes
@@ -346,11 +389,15 @@ done
 {
   echo
   echo "== bars (Skyrocket against Java 4.9.7 and the null broker, medians)"
-  for f in "$OUT"/send-*.txt "$OUT"/route.txt "$OUT"/ha-*.txt; do
+  for f in "$OUT"/send-*.txt "$OUT"/syncflush-*.txt "$OUT"/rate-*[0-9].txt "$OUT"/route.txt "$OUT"/ha-*.txt; do
     [ -f "$f" ] || continue
     n=$(basename "$f" .txt)
     awk -v n="$n" '
-      $1 == "skyrocket/java" && $2 == "throughput" { bar = (n == "route") ? 3 : 2; printf "%-22s skyrocket/java throughput  %6.2f  (bar >= %d)  %s\n", n, $3, bar, ($3 >= bar ? "met" : "MISSED") }
+      n ~ /^rate-/ && $1 == "skyrocket/java" && $2 == "p99" && $3 == "latency" { printf "%-22s skyrocket/java p99 latency %6.2f  (bar <= 0.33) %s\n", n, $4, ($4 <= 0.334 ? "met" : "MISSED") }
+      n ~ /^rate-/ && $1 == "skyrocket/java" && $2 == "p999" { printf "%-22s skyrocket/java p99.9 latency %6.2f (bar <= 0.10) %s\n", n, $4, ($4 <= 0.1 ? "met" : "MISSED") }
+      n ~ /^rate-/ { next }
+      n == "syncflush-c16-w1" && $1 == "skyrocket/java" && $2 == "mean" { printf "%-22s skyrocket/java mean latency %6.2f (bar <= 0.33) %s\n", n, $4, ($4 <= 0.334 ? "met" : "MISSED") }
+      $1 == "skyrocket/java" && $2 == "throughput" { bar = (n == "route" || n == "syncflush-c16-w1") ? 3 : 2; printf "%-22s skyrocket/java throughput  %6.2f  (bar >= %d)  %s\n", n, $3, bar, ($3 >= bar ? "met" : "MISSED") }
       n == "route" { next }
       n ~ /^ha-/ && $1 == "skyrocket/java" && $2 == "pair" { printf "%-22s skyrocket/java CPU/msg, master + slave %6.2f\n", n, $6 }
       n ~ /^ha-/ && $1 == "skyrocket/java" && $2 == "lag" && $3 == "p99" && $4 != "time" { printf "%-22s skyrocket/java lag p99    %6.2f\n", n, $4 }

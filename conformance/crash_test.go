@@ -38,6 +38,43 @@ func TestCrash_BrokerStoppedMidStream(t *testing.T) {
 	t.Run("SigtermDuringAsyncFlush_RestartLosesNothing", func(t *testing.T) {
 		crashScenario(t, bin, "ASYNC_FLUSH", syscall.SIGTERM)
 	})
+	t.Run("Kill9DuringRollover_LosesNoAcknowledgedMessage", func(t *testing.T) {
+		crashScenario(t, bin, "SYNC_FLUSH", syscall.SIGKILL, atRollover)
+	})
+}
+
+// atRollover waits, after the acknowledged minimum, for the moment a CommitLog file
+// fills and the next one takes over: the broker is killed while the next spare file is
+// being created (its .tmp exists: the roll happened a few milliseconds ago, the old
+// file's blank and the new file's first records are being written and flushed) or, if
+// that window is missed, right after the file count grows. It reports what it saw.
+func atRollover(t *testing.T, store string) string {
+	dir := filepath.Join(store, "commitlog")
+	count := func() (files int, tmp bool) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				tmp = true
+			} else if len(e.Name()) == 20 {
+				files++
+			}
+		}
+		return files, tmp
+	}
+	start, _ := count()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		n, tmp := count()
+		if tmp {
+			return fmt.Sprintf("a spare file being created (%d files)", n)
+		}
+		if n > start+1 { // the first growth may be the spare of the current file
+			return fmt.Sprintf("the file count grew from %d to %d", start, n)
+		}
+		time.Sleep(200 * time.Microsecond) // polling the directory: the window is milliseconds wide
+	}
+	t.Fatalf("no CommitLog roll-over within 30 s (%d files)", start)
+	return ""
 }
 
 // acks records the bodies the broker acknowledged with SEND_OK, and where it said it
@@ -76,7 +113,9 @@ func writeFile(t *testing.T, path, text string) {
 	}
 }
 
-func crashScenario(t *testing.T, bin, flushDiskType string, sig syscall.Signal) {
+// crashScenario runs the scenario; when (optional) says when to stop the broker once the
+// minimum is acknowledged (default: at once).
+func crashScenario(t *testing.T, bin, flushDiskType string, sig syscall.Signal, when ...func(t *testing.T, store string) string) {
 	const (
 		senders  = 8
 		minAcked = 1000 // acknowledged messages before the stop
@@ -184,6 +223,9 @@ func crashScenario(t *testing.T, bin, flushDiskType string, sig syscall.Signal) 
 	})
 
 	// Stop the broker while the senders are still sending.
+	for _, w := range when {
+		t.Logf("stopping the broker at %s", w(t, store))
+	}
 	br.signal(sig)
 	code := br.wait(60 * time.Second)
 	ackedAtStop := len(ok.snapshot())

@@ -73,6 +73,9 @@ type Config struct {
 	// SYNC_FLUSH (zerofill.go); it is on by default with SYNC_FLUSH and never used with
 	// ASYNC_FLUSH.
 	DisableZeroFill bool
+	// CommitLogWrite chooses how records reach the CommitLog (doc.go, "Write path"):
+	// CommitLogWriteAuto (the zero value) picks by flush type.
+	CommitLogWrite CommitLogWriteMode
 
 	// Slave: the store refuses PutMessage with PutServiceNotAvailable, accepts
 	// AppendToCommitLog, and does not call OnArrive (Java: brokerRole SLAVE).
@@ -243,4 +246,30 @@ func isTimeToDelete(when string, now time.Time) bool {
 		}
 	}
 	return false
+}
+
+// CommitLogWriteMode is how the appender puts records into the CommitLog file.
+type CommitLogWriteMode int
+
+const (
+	// CommitLogWriteAuto is CommitLogWriteFD under SYNC_FLUSH, CommitLogWriteMapped
+	// under ASYNC_FLUSH (measured: docs/benchmarks.md, "SYNC_FLUSH write path").
+	CommitLogWriteAuto CommitLogWriteMode = iota
+	// CommitLogWriteFD encodes each record into a buffer and writes it with pwrite
+	// through the file's descriptor; the flush is an fdatasync.
+	CommitLogWriteFD
+	// CommitLogWriteMapped encodes each record straight into the mapped file; the flush
+	// is an msync of the dirty range (Java's way).
+	CommitLogWriteMapped
+)
+
+// commitLogFD reports whether the CommitLog is written through its descriptor.
+func (c Config) commitLogFD() bool {
+	switch c.CommitLogWrite {
+	case CommitLogWriteFD:
+		return true
+	case CommitLogWriteMapped:
+		return false
+	}
+	return c.FlushDiskType == SyncFlush
 }

@@ -44,3 +44,9 @@ var ErrOffsetMismatch = errors.New("store: append offset does not match the Comm
 
 // ErrNotFound is returned when no stored record is at the requested offset.
 var ErrNotFound = errors.New("store: no message at offset")
+
+// ErrWrite is returned (with PutUnknownError) when writing a record into the CommitLog
+// file fails (an I/O error from pwrite on the descriptor write path). The write
+// position does not move: nothing partial is ever published, and the next append
+// writes over what the failed one left.
+var ErrWrite = errors.New("store: commitlog write failed")

@@ -8,8 +8,11 @@ import (
 
 // flushLoop flushes the CommitLog (Java: FlushRealTimeService for ASYNC_FLUSH,
 // GroupCommitService for SYNC_FLUSH). In SYNC_FLUSH it wakes on every waiter and on a
-// 10 ms tick, writes back everything appended so far with one msync per file, and
-// releases every waiter the new flushed offset covers: many appends, one sync. In
+// 10 ms tick, writes back everything appended before the sync starts with one sync per
+// file (fdatasync on the descriptor write path, msync otherwise), and releases every
+// waiter the new flushed offset covers: many appends, one sync. A waiter that arrives
+// during a sync leaves a wake-up behind, so the next sync starts as soon as this one
+// returns and covers everything appended by then. In
 // ASYNC_FLUSH it flushes every FlushInterval when at least FlushCommitLogLeastPages
 // pages are dirty, and everything every FlushCommitLogThoroughInterval.
 func (s *Store) flushLoop() {
@@ -52,9 +55,13 @@ func (s *Store) flushLoop() {
 func (s *Store) flushCommitLog(leastPages int) error {
 	before := s.cl.flushedWhere.Load()
 	var err error
-	if leastPages == 0 {
+	switch {
+	case s.cfg.FlushDiskType == SyncFlush:
+		// One group commit: everything appended before it starts, then publish.
+		_, err = s.cl.flushTo(s.cl.maxOffset())
+	case leastPages == 0:
 		err = s.cl.flushAll()
-	} else {
+	default:
 		_, err = s.cl.flush(leastPages)
 	}
 	if ts := s.cl.flushedTs.Load(); ts > 0 {
@@ -72,7 +79,7 @@ func (s *Store) flushCommitLog(leastPages int) error {
 // FlushedOffset is the CommitLog offset up to which data is on stable storage.
 func (s *Store) FlushedOffset() int64 { return s.cl.flushedWhere.Load() }
 
-// WaitFlushed returns nil once the CommitLog is flushed (msync MS_SYNC) up to offset,
+// WaitFlushed returns nil once the CommitLog is flushed (msync or fdatasync) up to offset,
 // ErrFlushTimeout after timeout, ErrClosed when the store closes first. The send path
 // calls it with PutResult.WroteOffset+WroteBytes for SYNC_FLUSH (Java: GroupCommitRequest).
 func (s *Store) WaitFlushed(offset int64, timeout time.Duration) error {

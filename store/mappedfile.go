@@ -3,9 +3,11 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -35,6 +37,16 @@ type mappedFile struct {
 	live    atomic.Bool
 	// firstInQueue marks the first file a ConsumeQueue created (Java: firstCreateInQueue).
 	firstInQueue bool
+	// fd is the open file when the queue writes through the descriptor (CommitLog, see
+	// writeAt), nil otherwise; closed with the mapping on the last release.
+	fd *os.File
+	// sysfd is fd's descriptor number, taken once: os.File#Fd is not safe against a
+	// concurrent Close, and the number stays valid until the last release closes fd.
+	sysfd int
+	// zeroTo and zeroMu keep the warmer's extent conversion off written records
+	// (convert.go); descriptor write path only.
+	zeroTo atomic.Int64
+	zeroMu sync.Mutex
 }
 
 // fileName is Java UtilAll#offset2FileName: the offset as 20 zero-padded digits.
@@ -83,6 +95,11 @@ func syncDir(dir string) error {
 // temporary name and renamed into place, so a crash never leaves a short file that
 // would make the next Open fail.
 func createMappedFile(dir, name string, from int64, size int, prealloc func(*os.File, int64) error) (*mappedFile, error) {
+	return createMapped(dir, name, from, size, prealloc, false)
+}
+
+// createMapped is createMappedFile keeping the descriptor open in mf.fd when keepFD.
+func createMapped(dir, name string, from int64, size int, prealloc func(*os.File, int64) error, keepFD bool) (*mappedFile, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCreateMappedFile, err)
 	}
@@ -92,8 +109,8 @@ func createMappedFile(dir, name string, from int64, size int, prealloc func(*os.
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCreateMappedFile, err)
 	}
-	defer f.Close() // the mapping outlives the descriptor
 	fail := func(err error) (*mappedFile, error) {
+		f.Close()
 		_ = os.Remove(tmp)
 		return nil, fmt.Errorf("%w: %s: %w", ErrCreateMappedFile, path, err)
 	}
@@ -115,28 +132,47 @@ func createMappedFile(dir, name string, from int64, size int, prealloc func(*os.
 		_ = syscall.Munmap(data)
 		return fail(err)
 	}
-	return newMappedFile(path, from, data), nil
+	mf := newMappedFile(path, from, data)
+	if keepFD {
+		mf.fd, mf.sysfd = f, int(f.Fd())
+	} else {
+		f.Close() // the mapping outlives the descriptor
+	}
+	return mf, nil
 }
 
 // openMappedFile maps an existing file, which must be exactly size bytes long.
 func openMappedFile(path string, from int64, size int) (*mappedFile, error) {
+	return openMapped(path, from, size, false)
+}
+
+// openMapped is openMappedFile keeping the descriptor open in mf.fd when keepFD.
+func openMapped(path string, from int64, size int, keepFD bool) (*mappedFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if st.Size() != int64(size) {
+		f.Close()
 		return nil, fmt.Errorf("%w: %s is %d bytes, want %d", ErrFileSize, path, st.Size(), size)
 	}
 	data, err := mmapFile(f, size)
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	return newMappedFile(path, from, data), nil
+	mf := newMappedFile(path, from, data)
+	if keepFD {
+		mf.fd, mf.sysfd = f, int(f.Fd())
+	} else {
+		f.Close() // the mapping outlives the descriptor
+	}
+	return mf, nil
 }
 
 func newMappedFile(path string, from int64, data []byte) *mappedFile {
@@ -162,6 +198,9 @@ func (mf *mappedFile) hold() bool {
 func (mf *mappedFile) release() {
 	if mf.refs.Add(-1) == 0 {
 		_ = syscall.Munmap(mf.data)
+		if mf.fd != nil {
+			_ = mf.fd.Close()
+		}
 	}
 }
 
@@ -224,11 +263,54 @@ func (mf *mappedFile) flush(leastPages int) (int64, error) {
 		return flushed, nil
 	}
 	defer mf.release()
-	if err := msync(mf.data, int(flushed), int(write)); err != nil {
+	if mf.fd != nil {
+		// Written through the descriptor: fdatasync, the same durability as msync
+		// MS_SYNC of the range (which also ends in vfs_fsync_range), for the whole file.
+		if err := fdatasync(mf.sysfd); err != nil {
+			return flushed, fmt.Errorf("store: fdatasync %s: %w", mf.path, err)
+		}
+	} else if err := msync(mf.data, int(flushed), int(write)); err != nil {
 		return flushed, fmt.Errorf("store: msync %s: %w", mf.path, err)
 	}
 	mf.flushed.Store(write)
 	return write, nil
+}
+
+// fdatasync is fdatasync(2), retried on EINTR.
+func fdatasync(fd int) error {
+	for {
+		err := syscall.Fdatasync(fd)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// writeAt writes b at pos through the descriptor (pwrite), without moving the write
+// position: the caller publishes it once the bytes are in. The page cache is the one
+// the mapping shows, so readers of data see the bytes as soon as pwrite returns, and
+// no page of the mapping is faulted for writing (see doc.go, "Write path").
+func (mf *mappedFile) writeAt(b []byte, pos int64) error {
+	if mf.fd == nil { // never write through descriptor 0
+		return fmt.Errorf("store: %s was opened without its descriptor", mf.path)
+	}
+	if pos+int64(len(b)) > int64(mf.size) {
+		return fmt.Errorf("store: write of %d bytes at %d past the end of %s", len(b), pos, mf.path)
+	}
+	for len(b) > 0 {
+		n, err := syscall.Pwrite(mf.sysfd, b, pos)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("store: pwrite %s at %d: %w", mf.path, pos, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("store: pwrite %s at %d: %w", mf.path, pos, io.ErrShortWrite)
+		}
+		b, pos = b[n:], pos+int64(n)
+	}
+	return nil
 }
 
 // appendBytes writes b at the write position (ConsumeQueue units, HA data).

@@ -22,6 +22,9 @@ type mappedQueue struct {
 	files []*mappedFile
 
 	removedEmpty string // load removed this empty newest file
+	// writeFD keeps each file's descriptor open for pwrite/fdatasync (the CommitLog's
+	// descriptor write path, doc.go "Write path").
+	writeFD bool
 
 	flushedWhere atomic.Int64
 	flushedTs    atomic.Int64 // store timestamp of the last thorough flush (CommitLog)
@@ -94,7 +97,7 @@ func (q *mappedQueue) load() error {
 				continue
 			}
 		}
-		mf, err := openMappedFile(path, from, q.fileSize)
+		mf, err := openMapped(path, from, q.fileSize, q.writeFD)
 		if err != nil {
 			return err
 		}
@@ -151,7 +154,7 @@ func (q *mappedQueue) lastForWrite(startOffset int64) (*mappedFile, error) {
 	mf := q.takeSpare(create)
 	if mf == nil {
 		var err error
-		if mf, err = createMappedFile(q.dir, fileName(create), create, q.fileSize, q.prealloc); err != nil {
+		if mf, err = createMapped(q.dir, fileName(create), create, q.fileSize, q.prealloc, q.writeFD); err != nil {
 			return nil, err
 		}
 	}
@@ -222,7 +225,7 @@ func (q *mappedQueue) prepareSpare(from int64) {
 				return zeroFill(f, size, q.hurry.Load)
 			}
 		}
-		mf, err := createMappedFile(q.dir, fileName(from), from, q.fileSize, prealloc)
+		mf, err := createMapped(q.dir, fileName(from), from, q.fileSize, prealloc, q.writeFD)
 		q.spareMu.Lock()
 		q.spareBusy = false
 		if err == nil {
@@ -446,6 +449,25 @@ func (q *mappedQueue) flush(leastPages int) (bool, error) {
 		q.flushedTs.Store(ts)
 	}
 	return newWhere != where, nil
+}
+
+// flushTo flushes file after file until flushedWhere reaches target or nothing more
+// can be flushed, and reports whether anything was written back. A group commit
+// flushes to the end it saw when it started, then publishes: what is appended during
+// the sync waits for the next one, never the waiters the sync already covers.
+func (q *mappedQueue) flushTo(target int64) (bool, error) {
+	any := false
+	for q.flushedWhere.Load() < target {
+		progressed, err := q.flush(0)
+		if err != nil {
+			return any, err
+		}
+		if !progressed {
+			break
+		}
+		any = true
+	}
+	return any, nil
 }
 
 // flushAll flushes everything written so far, across file boundaries.

@@ -101,7 +101,17 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 		recordOffset = 0
 	}
 	phys := mf.from + pos
-	message.EncodeRecord(mf.data[pos:], m, crc, recordOffset, phys, now)
+	if s.fdWrite {
+		buf := s.encodeBuf(size)
+		message.EncodeRecord(buf, m, crc, recordOffset, phys, now)
+		if err := mf.writeRecord(buf, pos); err != nil {
+			s.lockBeginMs.Store(0)
+			s.putMu.Unlock()
+			return s.failPut(PutUnknownError, fmt.Errorf("%w: %w", ErrWrite, err))
+		}
+	} else {
+		message.EncodeRecord(mf.data[pos:], m, crc, recordOffset, phys, now)
+	}
 	mf.storeTs.Store(now)
 	mf.wrote.Store(pos + int64(size))
 	if !known {
@@ -125,6 +135,22 @@ func (s *Store) PutMessage(m *message.Message) (PutResult, error) {
 		MsgNum: 1, StoreTimestamp: now}, nil
 }
 
+// maxKeptWriteBuf bounds the encode buffer kept between appends; a larger record or
+// batch gets a buffer of its own.
+const maxKeptWriteBuf = 1 << 20
+
+// encodeBuf returns n bytes to encode records into before writing them through the
+// descriptor. Called with putMu held: the buffer is reused by the next append.
+func (s *Store) encodeBuf(n int) []byte {
+	if n > maxKeptWriteBuf {
+		return make([]byte, n)
+	}
+	if cap(s.wbuf) < n {
+		s.wbuf = make([]byte, max(n, 64<<10))
+	}
+	return s.wbuf[:n]
+}
+
 // reserve returns the file and position where size bytes can be written, writing the
 // end-of-file blank and creating the next file when the current one is too full (Java:
 // MappedFile#appendMessage END_OF_FILE). Called with putMu held.
@@ -136,7 +162,15 @@ func (s *Store) reserve(size int) (*mappedFile, int64, PutStatus, error) {
 	}
 	pos := mf.wrote.Load()
 	if remaining := int64(mf.size) - pos; int64(size+message.BlankSize) > remaining {
-		message.PutBlank(mf.data[pos:], int(remaining))
+		if s.fdWrite {
+			var blank [message.BlankSize]byte
+			message.PutBlank(blank[:], int(remaining))
+			if err := mf.writeRecord(blank[:], pos); err != nil {
+				return nil, 0, PutUnknownError, fmt.Errorf("%w: %w", ErrWrite, err)
+			}
+		} else {
+			message.PutBlank(mf.data[pos:], int(remaining))
+		}
 		mf.wrote.Store(int64(mf.size)) // the blank counts as the rest of the file
 		if mf, err = s.cl.lastForWrite(0); err != nil {
 			s.log.Error().Err(err).Msg("create commitlog file")
@@ -216,13 +250,24 @@ func (s *Store) PutMessages(m *message.Message, batch []byte) (PutResult, error)
 	qo := first
 	start := mf.from + pos
 	p := pos
+	dst := mf.data[pos:]
+	if s.fdWrite {
+		dst = s.encodeBuf(total)
+	}
 	_ = message.WalkBatch(batch, func(e *message.BatchElement) bool {
-		w := message.EncodeBatchRecord(mf.data[p:], m, e, qo, mf.from+p, now)
+		w := message.EncodeBatchRecord(dst[p-pos:], m, e, qo, mf.from+p, now)
 		offsets = append(offsets, mf.from+p)
 		p += int64(w)
 		qo++
 		return true
 	})
+	if s.fdWrite {
+		if err := mf.writeRecord(dst[:p-pos], pos); err != nil {
+			s.lockBeginMs.Store(0)
+			s.putMu.Unlock()
+			return s.failPut(PutUnknownError, fmt.Errorf("%w: %w", ErrWrite, err))
+		}
+	}
 	mf.storeTs.Store(now)
 	mf.wrote.Store(p)
 	if qp == nil {

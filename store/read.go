@@ -86,9 +86,18 @@ func (s *Store) AppendToCommitLog(startOffset int64, data []byte) error {
 		s.cl.flushedWhere.Store(startOffset)
 		s.reputFrom.Store(startOffset)
 	}
-	if !mf.appendBytes(data) {
+	pos := mf.wrote.Load()
+	if pos+int64(len(data)) > int64(mf.size) {
 		return fmt.Errorf("%w: %d bytes do not fit the file at %d", ErrOffsetMismatch, len(data), mf.from)
 	}
+	if s.fdWrite {
+		if err := mf.writeRecord(data, pos); err != nil {
+			return fmt.Errorf("%w: %w", ErrWrite, err)
+		}
+	} else {
+		copy(mf.data[pos:], data)
+	}
+	mf.wrote.Store(pos + int64(len(data)))
 	s.wakeDispatch()
 	return nil
 }

@@ -42,6 +42,10 @@ type Store struct {
 	warm        *warmer
 	topicQueue  map[cqKey]*int64 // next logical offset per queue; values are updated through the pointer so the map never re-stores a key (Go replaces string keys on assignment, and callers' topic strings may live in reused buffers)
 	lockBeginMs atomic.Int64     // when the current append took putMu, 0 when free
+	// wbuf is where records are encoded before pwrite on the descriptor write path
+	// (fdWrite); guarded by putMu.
+	fdWrite bool
+	wbuf    []byte
 
 	// cqMu guards cqs. Lock order: cqMu, then putMu, then a queue's mu.
 	cqMu sync.RWMutex
@@ -166,6 +170,8 @@ func (s *Store) load() error {
 		s.log.Warn().Msg("last shutdown abnormally: abort file present")
 	}
 	s.cl = newMappedQueue(s.cfg.CommitLogDir, int(s.clSize), s.cfg.fallocate)
+	s.fdWrite = s.cfg.commitLogFD()
+	s.cl.writeFD = s.fdWrite
 	s.cl.preAllocate = !s.cfg.DisableFilePreAllocation
 	s.cl.zeroFill = s.cfg.FlushDiskType == SyncFlush && !s.cfg.DisableZeroFill
 	s.cl.log = func(err error) { s.log.Warn().Err(err).Msg("pre-create next commitlog file") }
@@ -225,6 +231,8 @@ func (s *Store) loadConsumeQueues() error {
 func (s *Store) startServices() {
 	s.warm = newWarmer(s.cl, s.stop)
 	s.warm.disabled = s.cfg.DisablePageWarming
+	s.warm.forRead = s.fdWrite
+	s.warm.convert.Store(s.fdWrite)
 	if !s.warm.disabled {
 		s.wg.Add(1)
 		go s.warm.run(&s.wg)

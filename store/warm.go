@@ -27,6 +27,7 @@ import (
 )
 
 const (
+	madvPopulateRead  = 22 // MADV_POPULATE_READ (Linux 5.14+)
 	madvPopulateWrite = 23 // MADV_POPULATE_WRITE (Linux 5.14+)
 	warmAhead         = 16 << 20
 	warmChunk         = 4 << 20
@@ -42,6 +43,14 @@ type warmer struct {
 	faulted  atomic.Int64  // bytes populated, for tests and stats
 	sink     atomic.Uint32 // the read-touch fallback stores what it read here
 	disabled bool
+	// forRead populates for reading (MADV_POPULATE_READ) on the descriptor write path:
+	// pwrite needs the page in the page cache, not mapped writable, and a write-populated
+	// page would only be dirtied and written back for nothing.
+	forRead bool
+	// convert: on the descriptor write path, also write zeros over unwritten extents
+	// ahead of the write position (convert.go); cleared if FIEMAP is not supported.
+	convert   atomic.Bool
+	converted atomic.Int64 // bytes of zeros written by the conversion
 }
 
 func newWarmer(q *mappedQueue, stop chan struct{}) *warmer {
@@ -89,6 +98,9 @@ func (w *warmer) warmOnce() {
 	// keep warmTo on page boundaries (an unaligned one made every call after the first
 	// fail with EINVAL, and the warmer fall back for good).
 	target := min((mf.wrote.Load()+warmAhead+pageSize-1)&^(pageSize-1), int64(mf.size))
+	if w.convert.Load() && mf.fd != nil && !w.convertTo(mf, target) {
+		w.convert.Store(false)
+	}
 	for from := mf.warmTo.Load(); from < target; from = mf.warmTo.Load() {
 		to := min(from+warmChunk, target)
 		w.populate(mf.data[from:to])
@@ -96,6 +108,9 @@ func (w *warmer) warmOnce() {
 		w.faulted.Add(to - from)
 	}
 	if spare := w.q.spareFile(); spare != nil && int64(mf.size)-mf.wrote.Load() < warmAhead && spare.hold() {
+		if w.convert.Load() && spare.fd != nil && !w.convertTo(spare, min(int64(warmAhead), int64(spare.size))) {
+			w.convert.Store(false)
+		}
 		if to := min(int64(warmAhead), int64(spare.size)); spare.warmTo.Load() < to {
 			w.populate(spare.data[spare.warmTo.Load():to])
 			spare.warmTo.Store(to)
@@ -109,7 +124,11 @@ func (w *warmer) populate(b []byte) {
 		return
 	}
 	if !w.noMadv.Load() {
-		_, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), madvPopulateWrite)
+		advice := uintptr(madvPopulateWrite)
+		if w.forRead {
+			advice = madvPopulateRead
+		}
+		_, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), advice)
 		if e == 0 {
 			return
 		}

@@ -151,6 +151,10 @@ type pipe struct {
 	coalesce bool // write every ready frame in one write (async); false: one write per request (sync)
 	oneway   bool // requests are not answered: slots come back once written
 	maxFrame int
+	// pace > 0: open loop (pace.go), one request every pace, sent by paceLoop; the
+	// reader only frees slots. paceOffset staggers this connection's schedule.
+	pace, paceOffset time.Duration
+	lag              *histogram // paceLoop: how late each request went out (schedule lag)
 
 	sendMu     sync.Mutex // held while building and writing requests
 	sendClosed bool       // no more requests: the budget is spent or the run stops
@@ -183,6 +187,7 @@ func newPipe(id int, nc net.Conn, w workload, run *runState, window int, coalesc
 		wbuf: make([]byte, 0, 64<<10), batch: make([]int, 0, window),
 	}
 	p.stats.hist = newHistogram()
+	p.lag = newHistogram()
 	p.stats.codes = map[int32]int64{}
 	p.stats.remarks = map[int32]string{}
 	p.stats.errs = map[string]int64{}
@@ -194,7 +199,10 @@ func newPipe(id int, nc net.Conn, w workload, run *runState, window int, coalesc
 
 func (p *pipe) start() {
 	go p.readLoop()
-	if p.oneway {
+	switch {
+	case p.pace > 0:
+		go p.paceLoop(p.paceOffset)
+	case p.oneway:
 		go p.writeLoop()
 	}
 	if p.hbFrame != nil {
@@ -243,7 +251,7 @@ func (p *pipe) heartbeatLoop() {
 // stopSending makes sure the pipe sends nothing more and returns once a refill in
 // progress has finished.
 func (p *pipe) stopSending() {
-	if p.oneway {
+	if p.oneway || p.pace > 0 {
 		<-p.wdone
 		return
 	}
@@ -452,7 +460,8 @@ func (p *pipe) readLoop() {
 	br := bufio.NewReaderSize(p.nc, 128<<10)
 	var lenBuf [4]byte
 	frame := make([]byte, 4096)
-	if !p.oneway {
+	selfSent := p.oneway || p.pace > 0 // a writer goroutine sends; otherwise answers drive the sending (closed loop)
+	if !selfSent {
 		if p.refill() != nil {
 			return
 		}
@@ -460,7 +469,7 @@ func (p *pipe) readLoop() {
 	for {
 		// Every buffered answer has been handled: send what the freed slots allow before
 		// blocking for more.
-		if !p.oneway && br.Buffered() == 0 && len(p.free) > 0 {
+		if !selfSent && br.Buffered() == 0 && len(p.free) > 0 {
 			if p.refill() != nil {
 				return
 			}

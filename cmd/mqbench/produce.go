@@ -27,6 +27,7 @@ type produceOpts struct {
 	size      int
 	queues    int
 	kind      string
+	rate      float64 // requests/s over all connections, open loop; 0 = closed loop
 	batch     int
 	code      int
 	tags      string
@@ -58,6 +59,7 @@ func (o *produceOpts) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.delay, "delay", 0, "DELAY level of every message (1 = the first of -delay-levels); 0: none")
 	fs.StringVar(&o.delayLevels, "delay-levels", defaultDelayLevels, "the broker's messageDelayLevel, for the due time of -delay messages")
 	fs.BoolVar(&o.createTopic, "create-topic", false, "create (or update) the topic with -q read/write queues first (UPDATE_AND_CREATE_TOPIC, as mqadmin updateTopic); needs -b")
+	fs.Float64Var(&o.rate, "rate", 0, "open loop: send this many requests per second in all, on a fixed schedule, latency from each request's due time (pace.go); -w bounds the requests in flight per connection. 0: closed loop (refill the window as answers come)")
 	fs.DurationVar(&o.awaitDelivery, "await-delivery", 0, "after the run, read the topic until every acknowledged message is in it, for at most this long (-delay, -kind tx); needs -warmup 0")
 }
 
@@ -87,6 +89,8 @@ func (o *produceOpts) check() error {
 		return fmt.Errorf("%w: -await-delivery needs answered single sends (-kind sync, async or tx)", errUsage)
 	case o.delay < 0:
 		return fmt.Errorf("%w: -delay %d", errUsage, o.delay)
+	case o.rate < 0 || (o.rate > 0 && (o.kind == "oneway" || o.kind == "tx")):
+		return fmt.Errorf("%w: -rate %g (a positive rate of answered sends: -kind sync, async or batch)", errUsage, o.rate)
 	}
 	switch o.kind {
 	case "sync", "async", "oneway", "batch", "tx":
@@ -321,9 +325,19 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 			pipes = append(pipes, p)
 		}
 	}
+	if o.rate > 0 {
+		// Each connection sends 1/len(pipes) of the rate, the schedules staggered evenly.
+		per := time.Duration(float64(len(pipes)) * float64(time.Second) / o.rate)
+		for i, p := range pipes {
+			p.pace, p.paceOffset = per, per*time.Duration(i)/time.Duration(len(pipes))
+		}
+	}
 	res := &Result{Mode: "produce", Target: strings.Join(addrs, ","), Settings: o.settings(map[string]string{
 		"kind": o.kind, "s": strconv.Itoa(o.size), "t": o.topic, "queues": strconv.Itoa(len(ts[0].queues)),
 	})}
+	if o.rate > 0 {
+		res.Settings["rate"] = strconv.FormatFloat(o.rate, 'f', -1, 64)
+	}
 	if o.namesrv != "" {
 		res.Settings["n"] = o.namesrv
 	}

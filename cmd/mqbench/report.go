@@ -36,6 +36,9 @@ type Result struct {
 	StartupMs      float64           `json:"startup_ms,omitempty"`
 	Delivery       *DeliveryReport   `json:"delivery,omitempty"`
 	Notes          []string          `json:"notes,omitempty"`
+	// ScheduleLag (-rate, open loop): how late each request was written after its due
+	// time; the latencies run from the due time, so this is the client's share of them.
+	ScheduleLag *Latency `json:"schedule_lag,omitempty"`
 }
 
 // Latency is a latency summary in milliseconds.
@@ -46,6 +49,7 @@ type Latency struct {
 	P90   float64 `json:"p90"`
 	P99   float64 `json:"p99"`
 	P999  float64 `json:"p999"`
+	P9999 float64 `json:"p9999"`
 	Max   float64 `json:"max"`
 }
 
@@ -57,7 +61,7 @@ func latencyOf(h *histogram) *Latency {
 	return &Latency{
 		Count: h.count(), Mean: h.mean() / 1e6,
 		P50: ms(h.quantile(0.50)), P90: ms(h.quantile(0.90)), P99: ms(h.quantile(0.99)),
-		P999: ms(h.quantile(0.999)), Max: ms(h.max),
+		P999: ms(h.quantile(0.999)), P9999: ms(h.quantile(0.9999)), Max: ms(h.max),
 	}
 }
 
@@ -110,8 +114,12 @@ func (r *Result) writeText(w io.Writer) {
 		fmt.Fprintf(w, "  throughput  %.0f %s  %.2f MiB/s  %.0f req/s\n", r.MsgsPerSec, rate, r.MiBPerSec, r.RequestsPerSec)
 	}
 	if l := r.Latency; l != nil {
-		fmt.Fprintf(w, "  latency ms  p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  mean %.3f  (n=%d)\n",
-			l.P50, l.P90, l.P99, l.P999, l.Max, l.Mean, l.Count)
+		fmt.Fprintf(w, "  latency ms  p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  p99.99 %.3f  max %.3f  mean %.3f  (n=%d)\n",
+			l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, l.Mean, l.Count)
+	}
+	if l := r.ScheduleLag; l != nil {
+		fmt.Fprintf(w, "  schedule lag ms  p50 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  (how late the open-loop sender wrote; included in the latencies)\n",
+			l.P50, l.P99, l.P999, l.Max)
 	}
 	if r.Seconds > 0 || r.Messages > 0 {
 		if r.ErrorCount == 0 {

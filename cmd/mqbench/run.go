@@ -363,11 +363,15 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 	for _, p := range pipes {
 		p.nc.Close()
 	}
-	hist := newHistogram()
+	hist, lagHist := newHistogram(), newHistogram()
 	for _, p := range pipes {
 		<-p.rdone
 		s := &p.stats
 		hist.merge(s.hist)
+		if p.pace > 0 {
+			<-p.wdone // paceLoop records lag until it returns
+			lagHist.merge(p.lag)
+		}
 		res.Messages += s.msgs + s.onewayMsgs
 		res.Bytes += s.bytes
 		res.Requests += s.requests + s.onewayReqs
@@ -412,6 +416,7 @@ func runLoad(ctx context.Context, pipes []*pipe, run *runState, o *loadOpts, dra
 		res.RequestsPerSec = float64(res.Requests) / res.Seconds
 	}
 	res.Latency = latencyOf(hist)
+	res.ScheduleLag = latencyOf(lagHist)
 	if pid > 0 {
 		if beforeErr != nil || afterErr != nil {
 			res.Server = &ProcReport{PID: pid, SampleError: fmt.Sprint(firstErr(beforeErr, afterErr))}
