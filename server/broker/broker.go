@@ -21,6 +21,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
 	"github.com/skyrocket-mq/skyrocket/server/broker/stats"
 	"github.com/skyrocket-mq/skyrocket/server/broker/transaction"
+	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -50,7 +51,8 @@ type Broker struct {
 	storeHost   netip.AddrPort
 	addr        string // brokerIP1:listenPort, as registered
 	stats       stats.Manager
-	admin       adminState // admin_config.go: live configuration, runtime-updated settings
+	admin       adminState             // admin_config.go: live configuration, runtime-updated settings
+	figures     *metrics.BrokerFigures // latency histograms for /metrics (metrics.go)
 
 	stop  chan struct{}
 	wg    sync.WaitGroup
@@ -72,7 +74,7 @@ func New(opts Options) (*Broker, error) {
 		return nil, errors.New("broker: Options.Config is nil (build the options with OptionsFrom or DefaultOptions)")
 	}
 	opts.Config = opts.Config.Clone() // the broker's own snapshot: a caller's later changes do not reach it
-	b := &Broker{opts: opts, log: log, stop: make(chan struct{})}
+	b := &Broker{opts: opts, log: log, stop: make(chan struct{}), figures: metrics.NewBrokerFigures()}
 	host, portStr, err := net.SplitHostPort(opts.ListenAddr)
 	if err != nil {
 		return nil, fmt.Errorf("broker: listen address %q: %w", opts.ListenAddr, err)
@@ -136,7 +138,7 @@ func New(opts Options) (*Broker, error) {
 	if opts.Role == RoleSyncMaster {
 		replicas = b.haMaster
 	}
-	b.syncReplies = newSyncReplies(b.store, replicas, log)
+	b.syncReplies = newSyncReplies(b.store, replicas, b.figures, log)
 	b.pools = newPools(&b.opts)
 	listeners := []remoting.Listener{{Addr: opts.ListenAddr}}
 	if opts.EnableVIP {

@@ -178,3 +178,33 @@ func (m *OffsetManager) Persist(force bool) error {
 	m.mu.Unlock()
 	return m.file.Persist(m.AppendJSON(nil))
 }
+
+// Each calls fn for every topic@group with its offsets (queueId → offset). The keys are
+// listed under the read lock once, then each entry is copied under a short read lock
+// into a map fn may read only during the call (it is reused): a scan of many groups
+// never holds the lock that commits take for longer than one entry's copy.
+func (m *OffsetManager) Each(fn func(topic, group string, offsets map[int32]int64)) {
+	m.mu.RLock()
+	keys := make([]string, 0, len(m.table))
+	for k := range m.table {
+		keys = append(keys, k)
+	}
+	m.mu.RUnlock()
+	scratch := map[int32]int64{}
+	for _, k := range keys {
+		topic, group, ok := strings.Cut(k, offsetKeySep)
+		if !ok {
+			continue
+		}
+		clear(scratch)
+		m.mu.RLock()
+		t, found := m.table[k]
+		for q, off := range t {
+			scratch[q] = off
+		}
+		m.mu.RUnlock()
+		if found {
+			fn(topic, group, scratch)
+		}
+	}
+}
