@@ -98,6 +98,12 @@ func (rf runtimeFamily) value(kv map[string]string) (float64, bool) {
 			return parseNumber(toks[rf.idx])
 		}
 	case rtPMDT:
+		if v == "null" {
+			// Java answers "null" until a full minute of puts was measured; the
+			// exporter then drops the broker's pmdt series. Zero buckets keep the
+			// dashboards' histogram panels drawn from the start instead.
+			return 0, true
+		}
 		toks := strings.Fields(v)
 		if rf.idx < len(toks) {
 			if _, n, ok := strings.Cut(toks[rf.idx], "]:"); ok {
