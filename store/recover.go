@@ -29,6 +29,7 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 		cqs = append(cqs, cq)
 	}
 	s.cqMu.RUnlock()
+	s.progress(RecoveryProgress{Stage: "consumequeue", FilesTotal: len(cqs)})
 	maxPhyCQ := int64(-1)
 	for i, cq := range cqs {
 		if err := cq.recover(); err != nil {
@@ -47,6 +48,7 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 		if len(cqs) > 0 {
 			s.log.Warn().Msg("no commitlog files: deleting the consume queues")
 		}
+		defer s.progress(RecoveryProgress{Stage: "recovered"})
 		return s.destroyConsumeQueues()
 	}
 	start := max(len(files)-3, 0)
@@ -107,6 +109,9 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 	}
 	s.reputFrom.Store(s.cl.maxOffset())
 	s.recoverTopicQueueTable()
+	n := len(s.cl.snapshot())
+	size := s.cl.maxOffset() - clMin
+	s.progress(RecoveryProgress{Stage: "recovered", FilesDone: n, FilesTotal: n, BytesDone: size, BytesTotal: size})
 	return nil
 }
 
