@@ -53,6 +53,11 @@ type Broker struct {
 	stats       stats.Manager
 	admin       adminState             // admin_config.go: live configuration, runtime-updated settings
 	figures     *metrics.BrokerFigures // latency histograms for /metrics (metrics.go)
+	// metricsMu guards metricsOff: a scrape reads the store under the read lock, and
+	// Shutdown sets metricsOff under the write lock before it closes the store, so no
+	// scrape reads a closed store's mapped files.
+	metricsMu  sync.RWMutex
+	metricsOff bool
 
 	stop  chan struct{}
 	wg    sync.WaitGroup
@@ -274,6 +279,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 			b.log.Error().Err(e).Msg("persist consumer filters")
 		}
 		b.nsClient.Close()
+		b.metricsMu.Lock()
+		b.metricsOff = true
+		b.metricsMu.Unlock()
 		if e := b.store.Close(); e != nil && err == nil {
 			err = e
 		}

@@ -26,8 +26,16 @@ func (b *Broker) MetricsIdentity() metrics.Identity {
 	return metrics.Identity{Cluster: b.opts.ClusterName, BrokerName: b.opts.BrokerName, Addr: b.addr, Master: b.opts.Role != RoleSlave}
 }
 
-// RuntimeInfo is the GET_BROKER_RUNTIME_INFO (28) table.
-func (b *Broker) RuntimeInfo() map[string]string { return b.runtimeInfo() }
+// RuntimeInfo is the GET_BROKER_RUNTIME_INFO (28) table; nil once the broker closed its
+// store.
+func (b *Broker) RuntimeInfo() map[string]string {
+	b.metricsMu.RLock()
+	defer b.metricsMu.RUnlock()
+	if b.metricsOff {
+		return nil
+	}
+	return b.runtimeInfo()
+}
 
 // Registered is nil once a NameServer answered the last registration.
 func (b *Broker) Registered() error {
@@ -61,6 +69,11 @@ type onlineGroup struct {
 
 // VisitMetrics reports the broker's state to s (metrics.BrokerSource).
 func (b *Broker) VisitMetrics(s *metrics.Scrape) {
+	b.metricsMu.RLock()
+	defer b.metricsMu.RUnlock()
+	if b.metricsOff {
+		return // shut down: nothing to report
+	}
 	s.HeldPulls(b.holds.count())
 	cfg := b.config()
 	s.Pool("send", b.pools.send.Len(), int(cfg.Broker.SendThreadPoolQueueCapacity))

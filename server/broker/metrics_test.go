@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -122,5 +123,59 @@ func TestBroker_Scrape_10kTopics_CostBounded(t *testing.T) {
 	}
 	if bBig > 1.5*bSmall {
 		t.Errorf("allocation per series grows: %.0f B at 10k topics vs %.0f B at 1k", bBig, bSmall)
+	}
+}
+
+func seriesWith(t *testing.T, reg *prometheus.Registry, family, label, value string) bool {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != family {
+			continue
+		}
+		for _, m := range mf.Metric {
+			for _, lp := range m.Label {
+				if lp.GetName() == label && lp.GetValue() == value {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestBroker_Metrics_DeletedGroupGoneAndNothingAfterShutdown: a group deleted with its
+// offsets (DELETE_SUBSCRIPTIONGROUP, removeOffset) is absent from the next scrape; a
+// scrape after Shutdown reads nothing of the closed store and serves no broker series.
+func TestBroker_Metrics_DeletedGroupGoneAndNothingAfterShutdown(t *testing.T) {
+	b := newTestBroker(t, nil)
+	b.topics.Update(protocol.TopicConfig{TopicName: "MT", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6})
+	b.subs.Update(protocol.SubscriptionGroupConfig{GroupName: "MG", ConsumeEnable: true, RetryQueueNums: 1, RetryMaxTimes: 16})
+	putPlain(t, b.store, "MT", 1, "m", 0)
+	b.offsets.Commit("MG", "MT", 1, 0)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics.NewBrokerCollector(b))
+	if !seriesWith(t, reg, "rocketmq_consumer_offset", "group", "MG") || !seriesWith(t, reg, "rocketmq_producer_offset", "topic", "MT") {
+		t.Fatal("group MG / topic MT not served")
+	}
+	if r := call(t, b.deleteSubscriptionGroup, protocol.CodeDeleteSubscriptiongroup,
+		&protocol.DeleteSubscriptionGroupRequestHeader{GroupName: "MG", RemoveOffset: true}, nil); r.Code != 0 {
+		t.Fatalf("delete group: %d %s", r.Code, r.Remark)
+	}
+	for _, fam := range []string{"rocketmq_consumer_offset", "rocketmq_group_diff", "rocketmq_group_count", "rocketmq_consumer_tps"} {
+		if seriesWith(t, reg, fam, "group", "MG") {
+			t.Errorf("%s still has the deleted group", fam)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := scrapeOnce(t, reg); n != 0 {
+		t.Errorf("%d series after Shutdown", n)
 	}
 }

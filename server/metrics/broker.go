@@ -24,7 +24,8 @@ type Identity struct {
 // happens on the scraping goroutine, never on an event loop.
 type BrokerSource interface {
 	MetricsIdentity() Identity
-	// RuntimeInfo is the GET_BROKER_RUNTIME_INFO (28) table.
+	// RuntimeInfo is the GET_BROKER_RUNTIME_INFO (28) table; nil when there is none
+	// (the broker stopped).
 	RuntimeInfo() map[string]string
 	// VisitMetrics reports the broker's topics, groups, clients and slaves to s.
 	VisitMetrics(s *Scrape)
@@ -170,7 +171,9 @@ func (c *BrokerCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *BrokerCollector) Collect(ch chan<- prometheus.Metric) {
 	id := c.src.MetricsIdentity()
 	if id.Master {
-		collectRuntime(ch, id.Cluster, id.Addr, c.src.RuntimeInfo())
+		if kv := c.src.RuntimeInfo(); kv != nil {
+			collectRuntime(ch, id.Cluster, id.Addr, kv)
+		}
 	}
 	c.src.VisitMetrics(&Scrape{ch: ch, cluster: id.Cluster, broker: id.BrokerName, addr: id.Addr, exporter: id.Master})
 }
