@@ -15,6 +15,10 @@ const (
 	KeyMetricsPort = "metricsPort"
 	// KeyMetricsPprofEnable serves net/http/pprof under /debug/pprof/ on that endpoint.
 	KeyMetricsPprofEnable = "metricsPprofEnable"
+	// KeyMetricsClientStatsEnable makes a broker ask every online consumer for its
+	// running info (GET_CONSUMER_RUNNING_INFO) once a minute, as rocketmq-exporter does,
+	// for the rocketmq_client_* families. Off by default: a request to every client.
+	KeyMetricsClientStatsEnable = "metricsClientStatsEnable"
 )
 
 // Default metrics ports.
@@ -23,12 +27,15 @@ const (
 	DefaultNamesrvMetricsPort = 5558
 )
 
-func isSkyrocketKey(k string) bool { return k == KeyMetricsPort || k == KeyMetricsPprofEnable }
+func isSkyrocketKey(k string) bool {
+	return k == KeyMetricsPort || k == KeyMetricsPprofEnable || k == KeyMetricsClientStatsEnable
+}
 
 // Metrics are the HTTP endpoint's settings.
 type Metrics struct {
-	Port  int // 0: off
-	Pprof bool
+	Port        int // 0: off
+	Pprof       bool
+	ClientStats bool // a broker polls its consumers for rocketmq_client_*
 }
 
 // MetricsFrom reads the metrics keys of props, with def as the default port.
@@ -47,6 +54,13 @@ func MetricsFrom(props map[string]string, def int) (Metrics, error) {
 			return m, fmt.Errorf("%w: %s=%q", ErrInvalidValue, KeyMetricsPprofEnable, v)
 		}
 		m.Pprof = b
+	}
+	if v, ok := props[KeyMetricsClientStatsEnable]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return m, fmt.Errorf("%w: %s=%q", ErrInvalidValue, KeyMetricsClientStatsEnable, v)
+		}
+		m.ClientStats = b
 	}
 	return m, nil
 }

@@ -31,16 +31,11 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/metrics"
 )
 
-// notServed are the dashboard series the broker does not serve yet, with the reason.
-// The test fails when one of them is served (shrink the list) or another one is missing.
-var notServed = map[string]string{
-	"rocketmq_client_consume_fail_msg_count": "needs GET_CONSUMER_RUNNING_INFO (307) callbacks to every consumer: not built",
-	"rocketmq_client_consume_fail_msg_tps":   "needs 307 callbacks: not built",
-	"rocketmq_client_consume_ok_msg_tps":     "needs 307 callbacks: not built",
-	"rocketmq_client_consume_rt":             "needs 307 callbacks: not built",
-	"rocketmq_client_consumer_pull_rt":       "needs 307 callbacks: not built",
-	"rocketmq_client_consumer_pull_tps":      "needs 307 callbacks: not built",
-}
+// notServed are the dashboard series the broker does not serve, with the reason. The
+// test fails when one of them is served (shrink the list) or another one is missing.
+// Empty: the rocketmq_client_* families are served with metricsClientStatsEnable (the
+// broker polls its consumers with GET_CONSUMER_RUNNING_INFO), which this test turns on.
+var notServed = map[string]string{}
 
 // scrapeLabels are added by Prometheus, not by the target.
 var scrapeLabels = map[string]bool{"Env": true, "Cluster": true, "instance": true, "job": true, "__name__": true}
@@ -209,6 +204,11 @@ func TestConformance_Metrics_DashboardSeries(t *testing.T) {
 	got := newReceived()
 	stop := startPushConsumer(t, c.nsAddr(), group, topic, all, collect(got))
 	eventually(t, 30*time.Second, "40 consumed", func() bool { n, _ := got.count(); return n == 40 })
+	c.broker.EnableClientMetrics(time.Second) // metricsClientStatsEnable, polled every second here
+	eventually(t, 30*time.Second, "the consumer's running info polled", func() bool {
+		v, ok := gaugeValue(scrape(t, srv.Addr()), "rocketmq_client_consumer_pull_tps", map[string]string{"group": group, "topic": topic})
+		return ok && v >= 0
+	})
 	dlq := "%DLQ%" + group
 	if r := w.call(protocol.CodeUpdateAndCreateTopic, &protocol.CreateTopicRequestHeader{Topic: dlq, DefaultTopic: "TBW102",
 		ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6, TopicFilterType: "SINGLE_TAG"}, nil); r.Code != 0 {
@@ -234,9 +234,10 @@ func TestConformance_Metrics_DashboardSeries(t *testing.T) {
 	} else {
 		t.Fatalf("the consumer's retry topic %s was not created", retry)
 	}
+	// Series and label keys: scraped while the consumer is online (its client series).
+	clientFams := scrape(t, srv.Addr())
 	stop() // quiescent from here: the values below do not move
 
-	// Series and label keys.
 	req := map[string]map[string]bool{}
 	for _, f := range []string{"testdata/dashboards/rocketmq_exporter_overview.json", "testdata/dashboards/rocketmq_exporter.json"} {
 		tg := dashboardTargets(t, f)
@@ -252,7 +253,7 @@ func TestConformance_Metrics_DashboardSeries(t *testing.T) {
 			}
 		}
 	}
-	fams := scrape(t, srv.Addr())
+	fams := clientFams
 	names := make([]string, 0, len(req))
 	for m := range req {
 		names = append(names, m)
@@ -369,6 +370,11 @@ func TestConformance_Metrics_DashboardSeries(t *testing.T) {
 		return agree
 	})
 
+	// A consumer gone is gone from the client series at the next poll.
+	eventually(t, 30*time.Second, "the stopped consumer's client series gone", func() bool {
+		_, ok := gaugeValue(scrape(t, srv.Addr()), "rocketmq_client_consumer_pull_tps", map[string]string{"group": group})
+		return !ok
+	})
 	// A deleted topic disappears from the next scrape.
 	w.call(protocol.CodeDeleteTopicInBroker, &protocol.DeleteTopicRequestHeader{Topic: topic}, nil)
 	fams = scrape(t, srv.Addr())

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -124,6 +125,9 @@ func StartNode(o NodeOptions) (*Node, error) {
 		n.Broker = b
 		if h := brHTTP; h != nil {
 			h.Registry.MustRegister(metrics.NewBrokerCollector(b), b.Figures())
+			if o.BrokerHTTP.ClientStats {
+				b.EnableClientMetrics(time.Minute)
+			}
 			h.Health.AddCheck("registered", b.Registered)
 			if !b.IsSlave() {
 				h.Health.AddCheck("writable", b.Writable)

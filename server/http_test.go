@@ -172,7 +172,7 @@ func TestMetricsFrom_DefaultsAndBadValues(t *testing.T) {
 	if m, _ := NamesrvMetrics(n); m.Port != 0 {
 		t.Errorf("metricsPort=0: %+v", m)
 	}
-	for _, bad := range []map[string]string{{"metricsPort": "x"}, {"metricsPort": "70000"}, {"metricsPort": "-1"}, {"metricsPprofEnable": "maybe"}} {
+	for _, bad := range []map[string]string{{"metricsPort": "x"}, {"metricsPort": "70000"}, {"metricsPort": "-1"}, {"metricsPprofEnable": "maybe"}, {"metricsClientStatsEnable": "yes please"}} {
 		if _, err := configs.MetricsFrom(bad, 5557); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -58,6 +58,7 @@ type Broker struct {
 	// scrape reads a closed store's mapped files.
 	metricsMu  sync.RWMutex
 	metricsOff bool
+	clientRows atomic.Pointer[[]metrics.ClientConsume] // rocketmq_client_* rows (metrics_clients.go); nil when off
 
 	stop  chan struct{}
 	wg    sync.WaitGroup

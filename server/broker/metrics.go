@@ -95,6 +95,7 @@ func (b *Broker) VisitMetrics(s *metrics.Scrape) {
 		return
 	}
 	s.Broker(b.stats.BrokerMinute())
+	b.visitClients(s)
 
 	for _, topic := range topics {
 		tc, ok := b.topics.Get(topic)

@@ -14,9 +14,11 @@
 // process collectors. The exporter reads masters only; a slave serves only its own
 // figures. The NameServer gets a few route-table gauges (namesrv.go).
 //
-// Not served: the six rocketmq_client_* families, which need a GET_CONSUMER_RUNNING_INFO
-// (307) callback to every consumer; rocketmq_group_dlqdiff, rocketmq_group_consume_tps
-// and rocketmq_group_consume_total_offset are declared and stay empty, as in the exporter.
+// The six rocketmq_client_* families need a GET_CONSUMER_RUNNING_INFO (307) call to every
+// consumer: the broker makes them from a background goroutine once a minute when
+// metricsClientStatsEnable is set (off by default). rocketmq_group_dlqdiff,
+// rocketmq_group_consume_tps and rocketmq_group_consume_total_offset are declared and stay
+// empty, as in the exporter.
 //
 // The package imports no other package of this repository: the broker and the server
 // package implement its interfaces.
