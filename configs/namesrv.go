@@ -3,6 +3,7 @@ package configs
 import (
 	"io"
 	"maps"
+	"slices"
 
 	"github.com/skyrocket-mq/skyrocket/compat"
 )
@@ -48,6 +49,7 @@ func (n *Namesrv) LoadFile(path string) (unknown []string, err error) {
 // Load applies props to both configs (see Apply) and remembers them in FileProps.
 func (n *Namesrv) Load(props map[string]string) (unknown []string, err error) {
 	unknown, err = Apply(props, n.Targets()...)
+	unknown = slices.DeleteFunc(unknown, isSkyrocketKey)
 	if n.FileProps == nil {
 		n.FileProps = make(map[string]string, len(props))
 	}

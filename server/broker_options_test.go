@@ -246,6 +246,7 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"DisableZeroFill",                // no Java property: SYNC_FLUSH zero-fills the next CommitLog file (store/zerofill.go)
 			"CommitLogWrite",                 // no Java property: pwrite+fdatasync under SYNC_FLUSH, the mapping otherwise (store/config.go)
 			"OffsetCheckInSlave", "OnArrive", // OnArrive is set by the broker
+			"OnRecoveryProgress", // set by StartNode for /healthz (http.go)
 			"Logger"},
 	}
 	for name, typ := range map[string]reflect.Type{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/server/namesrv"
 )
 
@@ -14,6 +15,10 @@ import (
 type Node struct {
 	Namesrv *namesrv.Server // nil when the process runs no NameServer
 	Broker  *broker.Broker  // nil when the process runs no Broker
+
+	// The HTTP endpoints (http.go); nil when off. They are the same server when the
+	// NameServer and the Broker share a port.
+	NamesrvHTTP, BrokerHTTP *metrics.Server
 }
 
 // Start builds and starts the servers whose options are given, the NameServer first so
@@ -55,6 +60,11 @@ func Start(ns *namesrv.Options, br *broker.Options) (*Node, error) {
 // whatever happens to the first, and their errors are joined.
 func (n *Node) Shutdown(ctx context.Context) error {
 	var errs []error
+	for _, h := range []*metrics.Server{n.BrokerHTTP, n.NamesrvHTTP} {
+		if h != nil {
+			h.Health.SetPhase(metrics.PhaseStopping)
+		}
+	}
 	if n.Broker != nil {
 		if err := n.Broker.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("server: broker shutdown: %w", err))
@@ -63,6 +73,13 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	if n.Namesrv != nil {
 		if err := n.Namesrv.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("server: name server shutdown: %w", err))
+		}
+	}
+	for i, h := range []*metrics.Server{n.BrokerHTTP, n.NamesrvHTTP} {
+		if h != nil && (i == 0 || h != n.BrokerHTTP) {
+			if err := h.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("server: http shutdown: %w", err))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -91,6 +91,10 @@ type Config struct {
 	// It runs on the dispatch goroutine: it must not block.
 	OnArrive func(topic string, queueID int32, logicOffset int64, tagsCode int64, storeTimestamp int64, props []byte)
 
+	// OnRecoveryProgress, when set, is called from Open as the load and recovery advance
+	// (at each CommitLog file and every 1000 ConsumeQueues): /healthz reports it.
+	OnRecoveryProgress func(RecoveryProgress)
+
 	Logger zerolog.Logger
 
 	// Test hooks; nil means the real thing.

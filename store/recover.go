@@ -29,12 +29,16 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 		cqs = append(cqs, cq)
 	}
 	s.cqMu.RUnlock()
+	s.progress(RecoveryProgress{Stage: "consumequeue", FilesTotal: len(cqs)})
 	maxPhyCQ := int64(-1)
-	for _, cq := range cqs {
+	for i, cq := range cqs {
 		if err := cq.recover(); err != nil {
 			return fmt.Errorf("store: recover consume queue %s/%d: %w", cq.topic, cq.queueID, err)
 		}
 		maxPhyCQ = max(maxPhyCQ, cq.maxPhysicOffset.Load())
+		if (i+1)%1000 == 0 || i+1 == len(cqs) {
+			s.progress(RecoveryProgress{Stage: "consumequeue", FilesDone: i + 1, FilesTotal: len(cqs)})
+		}
 	}
 
 	files := s.cl.snapshot()
@@ -44,6 +48,7 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 		if len(cqs) > 0 {
 			s.log.Warn().Msg("no commitlog files: deleting the consume queues")
 		}
+		defer s.progress(RecoveryProgress{Stage: "recovered"})
 		return s.destroyConsumeQueues()
 	}
 	start := max(len(files)-3, 0)
@@ -104,6 +109,9 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 	}
 	s.reputFrom.Store(s.cl.maxOffset())
 	s.recoverTopicQueueTable()
+	n := len(s.cl.snapshot())
+	size := s.cl.maxOffset() - clMin
+	s.progress(RecoveryProgress{Stage: "recovered", FilesDone: n, FilesTotal: n, BytesDone: size, BytesTotal: size})
 	return nil
 }
 
@@ -169,8 +177,12 @@ func validTopic[T string | []byte](t T) bool {
 // scanCommitLog returns the offset just past the last valid record, starting at
 // files[start].
 func (s *Store) scanCommitLog(files []*mappedFile, start int) (int64, error) {
+	last := files[len(files)-1]
+	total := last.from + int64(last.size) - files[start].from
 	for i := start; i < len(files); i++ {
 		f := files[i]
+		s.progress(RecoveryProgress{Stage: "commitlog", FilesDone: i - start, FilesTotal: len(files) - start,
+			BytesDone: f.from - files[start].from, BytesTotal: total})
 		pos := 0
 		for {
 			size, _ := checkRecord(f.data[pos:], f.from+int64(pos), s.cfg.CheckCRCOnRecover)
@@ -194,7 +206,6 @@ func (s *Store) scanCommitLog(files []*mappedFile, start int) (int64, error) {
 			return f.from + int64(pos), nil
 		}
 	}
-	last := files[len(files)-1]
 	return last.from + int64(last.size), nil
 }
 
@@ -206,7 +217,11 @@ func (s *Store) scanCommitLog(files []*mappedFile, start int) (int64, error) {
 // logged and the rest of its file skipped, never a reason to refuse to start.
 func (s *Store) replay(from, cqFrom, indexFrom int64) error {
 	end := s.cl.maxOffset()
-	for off := s.recordBoundary(from); off < end; {
+	begin := s.recordBoundary(from)
+	files := int((end-begin+s.clSize-1)/s.clSize) + 1
+	done := 0
+	for off := begin; off < end; done++ {
+		s.progress(RecoveryProgress{Stage: "replay", FilesDone: done, FilesTotal: max(files, done+1), BytesDone: off - begin, BytesTotal: end - begin})
 		buf, mf := s.cl.sliceToEnd(off, false)
 		if mf == nil {
 			return nil

@@ -165,7 +165,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts.Logger = log
-	node, err := server.Start(nil, &opts)
+	httpOpts, err := server.BrokerMetrics(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "mqbroker:", err)
+		return 1
+	}
+	node, err := server.StartNode(server.NodeOptions{Broker: &opts, BrokerHTTP: httpOpts, HTTPHost: o.bind, Logger: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "mqbroker:", err)
 		return 1

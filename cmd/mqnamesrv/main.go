@@ -139,7 +139,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		opts.ListenAddr = net.JoinHostPort(o.bind, strconv.Itoa(int(cfg.Server.ListenPort)))
 	}
 	opts.Logger = log
-	node, err := server.Start(&opts, nil)
+	httpOpts, err := server.NamesrvMetrics(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "mqnamesrv:", err)
+		return 1
+	}
+	node, err := server.StartNode(server.NodeOptions{Namesrv: &opts, NamesrvHTTP: httpOpts, HTTPHost: o.bind, Logger: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "mqnamesrv:", err)
 		return 1

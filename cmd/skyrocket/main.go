@@ -137,8 +137,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	brOpts.ListenAddr = net.JoinHostPort(listenIP(o.bind), strconv.Itoa(int(bcfg.cfg.Server.ListenPort)))
 	brOpts.Logger = log
-
-	node, err := server.Start(&nsOpts, &brOpts)
+	httpOpts, err := server.BrokerMetrics(bcfg.cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "skyrocket:", err)
+		return 1
+	}
+	// One endpoint serves both: the NameServer's figures join the broker's on its port.
+	node, err := server.StartNode(server.NodeOptions{Namesrv: &nsOpts, Broker: &brOpts, NamesrvHTTP: httpOpts,
+		BrokerHTTP: httpOpts, HTTPHost: listenIP(o.bind), Logger: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "skyrocket:", err)
 		return 1

@@ -21,6 +21,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
 	"github.com/skyrocket-mq/skyrocket/server/broker/stats"
 	"github.com/skyrocket-mq/skyrocket/server/broker/transaction"
+	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -50,7 +51,14 @@ type Broker struct {
 	storeHost   netip.AddrPort
 	addr        string // brokerIP1:listenPort, as registered
 	stats       stats.Manager
-	admin       adminState // admin_config.go: live configuration, runtime-updated settings
+	admin       adminState             // admin_config.go: live configuration, runtime-updated settings
+	figures     *metrics.BrokerFigures // latency histograms for /metrics (metrics.go)
+	// metricsMu guards metricsOff: a scrape reads the store under the read lock, and
+	// Shutdown sets metricsOff under the write lock before it closes the store, so no
+	// scrape reads a closed store's mapped files.
+	metricsMu  sync.RWMutex
+	metricsOff bool
+	clientRows atomic.Pointer[[]metrics.ClientConsume] // rocketmq_client_* rows (metrics_clients.go); nil when off
 
 	stop  chan struct{}
 	wg    sync.WaitGroup
@@ -72,7 +80,7 @@ func New(opts Options) (*Broker, error) {
 		return nil, errors.New("broker: Options.Config is nil (build the options with OptionsFrom or DefaultOptions)")
 	}
 	opts.Config = opts.Config.Clone() // the broker's own snapshot: a caller's later changes do not reach it
-	b := &Broker{opts: opts, log: log, stop: make(chan struct{})}
+	b := &Broker{opts: opts, log: log, stop: make(chan struct{}), figures: metrics.NewBrokerFigures()}
 	host, portStr, err := net.SplitHostPort(opts.ListenAddr)
 	if err != nil {
 		return nil, fmt.Errorf("broker: listen address %q: %w", opts.ListenAddr, err)
@@ -136,7 +144,7 @@ func New(opts Options) (*Broker, error) {
 	if opts.Role == RoleSyncMaster {
 		replicas = b.haMaster
 	}
-	b.syncReplies = newSyncReplies(b.store, replicas, log)
+	b.syncReplies = newSyncReplies(b.store, replicas, b.figures, log)
 	b.pools = newPools(&b.opts)
 	listeners := []remoting.Listener{{Addr: opts.ListenAddr}}
 	if opts.EnableVIP {
@@ -272,6 +280,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 			b.log.Error().Err(e).Msg("persist consumer filters")
 		}
 		b.nsClient.Close()
+		b.metricsMu.Lock()
+		b.metricsOff = true
+		b.metricsMu.Unlock()
 		if e := b.store.Close(); e != nil && err == nil {
 			err = e
 		}

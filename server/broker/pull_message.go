@@ -74,6 +74,7 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 	begin := time.Now()
 	res := b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, int(h.MaxMsgNums), filter)
 	b.stats.StoreGet(res)
+	b.figures.Pull.Observe(time.Since(begin).Seconds())
 	resp.SetRemark(res.Status.String())
 	rh := protocol.PullMessageResponseHeader{NextBeginOffset: res.NextBeginOffset, MinOffset: res.MinOffset, MaxOffset: res.MaxOffset}
 	if b.opts.SlaveReadEnable {

@@ -76,6 +76,8 @@ func isBlank(s string) bool {
 }
 
 func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
+	begin := time.Now()
+	defer func() { b.figures.SendStore.Observe(time.Since(begin).Seconds()) }()
 	var h protocol.SendMessageRequestHeader
 	if err := h.Decode(req.Ext); err != nil {
 		return nil, err

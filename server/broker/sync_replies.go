@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
@@ -22,6 +23,7 @@ import (
 type syncReplies struct {
 	st       *store.Store
 	replicas replicaSource // nil unless the broker is a SYNC_MASTER
+	figures  *metrics.BrokerFigures
 	log      zerolog.Logger
 
 	mu      sync.Mutex
@@ -47,10 +49,14 @@ type syncWait struct {
 	flushFailed, replicaFailed     bool
 	ctx                            *remoting.Context
 	resp                           *protocol.Command
+	added                          time.Time
 }
 
-func newSyncReplies(st *store.Store, replicas replicaSource, log zerolog.Logger) *syncReplies {
-	r := &syncReplies{st: st, replicas: replicas, log: log, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+func newSyncReplies(st *store.Store, replicas replicaSource, figures *metrics.BrokerFigures, log zerolog.Logger) *syncReplies {
+	if figures == nil {
+		figures = metrics.NewBrokerFigures()
+	}
+	r := &syncReplies{st: st, replicas: replicas, figures: figures, log: log, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go r.run()
 	return r
 }
@@ -64,7 +70,7 @@ func (r *syncReplies) add(ctx *remoting.Context, resp *protocol.Command, offset 
 // slave has acknowledged replicaTo (when > 0).
 func (r *syncReplies) addWait(ctx *remoting.Context, resp *protocol.Command, flushTo int64, flushTimeout time.Duration, replicaTo int64, replicaTimeout time.Duration) {
 	now := time.Now()
-	w := syncWait{flushTo: flushTo, replicaTo: replicaTo, ctx: ctx, resp: resp}
+	w := syncWait{flushTo: flushTo, replicaTo: replicaTo, ctx: ctx, resp: resp, added: now}
 	var deadline time.Time
 	if flushTo > 0 {
 		w.flushDeadline = now.Add(flushTimeout)
@@ -172,6 +178,7 @@ func (r *syncReplies) run() {
 		var earliest time.Time
 		needFlush := false
 		kept := waiting[:0]
+		answered := 0
 		for _, w := range waiting {
 			complete, next := w.settle(flushed, acked, now)
 			if !complete {
@@ -191,6 +198,11 @@ func (r *syncReplies) run() {
 				r.log.Warn().Int64("flushed", flushed).Msg("sync flush timed out")
 			}
 			out.Add(w.ctx, w.resp)
+			r.figures.SyncWait.Observe(now.Sub(w.added).Seconds())
+			answered++
+		}
+		if answered > 0 {
+			r.figures.SyncGroup.Observe(float64(answered))
 		}
 		clear(waiting[len(kept):])
 		waiting = kept

@@ -33,7 +33,7 @@ func syncRepliesServerWith(t *testing.T, timeout time.Duration, replicas replica
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newSyncReplies(st, replicas, zerolog.Nop())
+	r := newSyncReplies(st, replicas, nil, zerolog.Nop())
 	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	rs := remoting.NewServer(remoting.Options{Listeners: []remoting.Listener{{Addr: addr}}, Logger: zerolog.Nop()},
 		[]remoting.Route{{Code: protocol.CodeSendMessage, Handler: func(ctx *remoting.Context, req *protocol.Command) (*protocol.Command, error) {

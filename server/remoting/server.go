@@ -399,6 +399,13 @@ func (s *Server) OnTick() (time.Duration, gnet.Action) {
 	return tick, gnet.None
 }
 
+// ConnCount returns the number of open connections.
+func (s *Server) ConnCount() int {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	return len(s.conns)
+}
+
 // Conns returns a snapshot of the open connections.
 func (s *Server) Conns() []*Conn {
 	s.connsMu.Lock()

@@ -178,3 +178,46 @@ func (m *OffsetManager) Persist(force bool) error {
 	m.mu.Unlock()
 	return m.file.Persist(m.AppendJSON(nil))
 }
+
+// Each calls fn for every topic@group, by group then topic, with its offsets
+// (queueId → offset). The keys are
+// listed under the read lock once, then each entry is copied under a short read lock
+// into a map fn may read only during the call (it is reused): a scan of many groups
+// never holds the lock that commits take for longer than one entry's copy.
+func (m *OffsetManager) Each(fn func(topic, group string, offsets map[int32]int64)) {
+	m.mu.RLock()
+	keys := make([]string, 0, len(m.table))
+	for k := range m.table {
+		keys = append(keys, k)
+	}
+	m.mu.RUnlock()
+	type pair struct{ key, topic, group string }
+	pairs := make([]pair, 0, len(keys))
+	for _, k := range keys {
+		if topic, group, ok := strings.Cut(k, offsetKeySep); ok {
+			pairs = append(pairs, pair{k, topic, group})
+		}
+	}
+	// By group, then topic: the order a Prometheus registry sorts series labelled
+	// {group, topic} in, which makes its sort of them linear.
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].group != pairs[j].group {
+			return pairs[i].group < pairs[j].group
+		}
+		return pairs[i].topic < pairs[j].topic
+	})
+	scratch := map[int32]int64{}
+	for _, p := range pairs {
+		k, topic, group := p.key, p.topic, p.group
+		clear(scratch)
+		m.mu.RLock()
+		t, found := m.table[k]
+		for q, off := range t {
+			scratch[q] = off
+		}
+		m.mu.RUnlock()
+		if found {
+			fn(topic, group, scratch)
+		}
+	}
+}
