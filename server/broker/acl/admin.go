@@ -38,10 +38,10 @@ func checkResourcePerms(rs []string) error {
 	for _, r := range rs {
 		items := splitNonEmpty(r, '=')
 		if len(items) != 2 {
-			return fmt.Errorf("Parse Resource format error for %s.\nThe expected resource format is 'Res=Perm'. For example: topicA=SUB", r)
+			return javaErrorf("Parse Resource format error for %s.\nThe expected resource format is 'Res=Perm'. For example: topicA=SUB", r)
 		}
 		if strings.TrimSpace(items[1]) != "DENY" && ParsePerm(items[1]) == PermDeny {
-			return fmt.Errorf("Parse resource permission error for %s.\nThe expected permissions are 'SUB' or 'PUB' or 'SUB|PUB' or 'PUB|SUB'.", r)
+			return javaErrorf("Parse resource permission error for %s.\nThe expected permissions are 'SUB' or 'PUB' or 'SUB|PUB' or 'PUB|SUB'.", r)
 		}
 	}
 	return nil

@@ -92,7 +92,7 @@ type snapshot struct {
 
 func checkAccessConfig(ak, sk string) error {
 	if len(ak) <= 6 || len(sk) <= 6 {
-		return fmt.Errorf("The accessKey=%s and secretKey=%s cannot be null and length should longer than 6", javaStr(ak), javaStr(sk))
+		return javaErrorf("The accessKey=%s and secretKey=%s cannot be null and length should longer than 6", javaStr(ak), javaStr(sk))
 	}
 	return nil
 }
@@ -125,14 +125,14 @@ func buildAccount(c AccountConfig) (*account, error) {
 	for _, r := range c.GroupPerms {
 		items := splitNonEmpty(r, '=')
 		if len(items) != 2 {
-			return nil, fmt.Errorf("Parse resource permission failed for group:%s", r)
+			return nil, javaErrorf("Parse resource permission failed for group:%s", r)
 		}
 		add(retryPrefix+strings.TrimSpace(items[0]), ParsePerm(items[1]))
 	}
 	for _, r := range c.TopicPerms {
 		items := splitNonEmpty(r, '=')
 		if len(items) != 2 {
-			return nil, fmt.Errorf("Parse resource permission failed for topic:%s", r)
+			return nil, javaErrorf("Parse resource permission failed for topic:%s", r)
 		}
 		add(strings.TrimSpace(items[0]), ParsePerm(items[1]))
 	}

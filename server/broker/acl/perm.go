@@ -1,6 +1,9 @@
 package acl
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Perm is a permission bit set (Java: acl/common/Permission).
 type Perm byte
@@ -72,4 +75,14 @@ func splitNonEmpty(s string, sep byte) []string {
 		s = s[i+1:]
 	}
 	return out
+}
+
+// javaError carries the text of a Java AclException message verbatim (capitals and
+// trailing punctuation included: users' scripts match on it).
+type javaError string
+
+func (e javaError) Error() string { return string(e) }
+
+func javaErrorf(format string, args ...any) error {
+	return javaError(fmt.Sprintf(format, args...))
 }

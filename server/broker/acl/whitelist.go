@@ -82,7 +82,7 @@ func (s *strategy) match(ip netip.Addr) bool {
 }
 
 func examineErr(addr string) error {
-	return fmt.Errorf("Netaddress examine scope Exception netaddress is %s", addr)
+	return javaErrorf("Netaddress examine scope Exception netaddress is %s", addr)
 }
 
 // parseIP accepts what commons-validator's InetAddressValidator accepts (close enough:
@@ -136,7 +136,7 @@ func compileStrategy(p string) (strategy, error) {
 	}
 	a, ok := parseIP(p)
 	if !ok {
-		return strategy{}, fmt.Errorf("Netaddress examine Exception netaddress is %s", p)
+		return strategy{}, javaErrorf("Netaddress examine Exception netaddress is %s", p)
 	}
 	return strategy{kind: stratSet, set: []netip.Addr{a}}, nil
 }
@@ -146,7 +146,7 @@ func compileSet(addrs []string) (strategy, error) {
 	for _, x := range addrs {
 		a, ok := parseIP(x)
 		if !ok {
-			return strategy{}, fmt.Errorf("Netaddress examine Exception netaddress is %s", x)
+			return strategy{}, javaErrorf("Netaddress examine Exception netaddress is %s", x)
 		}
 		s.set = append(s.set, a)
 	}
@@ -167,12 +167,12 @@ func rangeToken(p, v string, base, maxV int) (lo, hi int, ok bool, err error) {
 	}
 	parts := splitNonEmpty(v, '-')
 	if len(parts) < 2 {
-		return 0, 0, false, fmt.Errorf("For input string: %q", v)
+		return 0, 0, false, javaErrorf("For input string: %q", v)
 	}
 	a, err1 := strconv.ParseInt(parts[0], base, 32)
 	b, err2 := strconv.ParseInt(parts[1], base, 32)
 	if err1 != nil || err2 != nil {
-		return 0, 0, false, fmt.Errorf("For input string: %q", v)
+		return 0, 0, false, javaErrorf("For input string: %q", v)
 	}
 	if a < 0 || b < 0 || a > int64(maxV) || b > int64(maxV) || a > b {
 		return 0, 0, false, fmt.Errorf("RangeRemoteAddressStrategy netaddress examine scope Exception start is %d , end is %d", a, b)
@@ -199,7 +199,7 @@ func compileRange4(p string) (strategy, error) {
 			t := strings.TrimSpace(parts[j])
 			n, err := strconv.Atoi(t)
 			if err != nil {
-				return strategy{}, fmt.Errorf("For input string: %q", t)
+				return strategy{}, javaErrorf("For input string: %q", t)
 			}
 			if n < 0 || n > 255 {
 				return strategy{}, examineErr(p)
