@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"server/broker/consumerfilter": {"server/broker/filter", "protocol", "compat"},
 	// server wires a namesrv and a broker into one process (the all-in-one binary).
 	"server":      {"server/namesrv", "server/broker", "server/remoting", "server/metrics", "configs", "compat", "protocol", "store", "ha"},
-	"cmd":         {"server", "server/namesrv", "server/broker", "server/remoting", "server/metrics", "configs", "compat", "protocol", "codec", "codec/message", "store", "ha"},
+	"cmd":         {"server", "server/namesrv", "server/broker", "server/broker/acl", "server/remoting", "server/metrics", "configs", "compat", "protocol", "codec", "codec/message", "store", "ha"},
 	"conformance": {"*"},
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec"
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/acl"
 )
 
 // Send requests shaped like the Java 4.9.8 producer's (DefaultMQProducerImpl#sendKernelImpl):
@@ -66,6 +67,7 @@ func putHex(dst []byte, v uint64, digits int) {
 
 // sendSpec is what every send of a run has in common.
 type sendSpec struct {
+	creds     credentials          // -ak/-sk: every request signed as a Java 4.9.4+ client signs it
 	code      protocol.RequestCode // SEND_MESSAGE, SEND_MESSAGE_V2 or SEND_BATCH_MESSAGE
 	serialize protocol.SerializeType
 	group     string
@@ -172,6 +174,7 @@ func (b *sendBuilder) append(dst []byte, opaque, queueID int32, oneway bool) []b
 		c.Body = b.spec.body
 		h.EncodeV2(&c.Ext)
 	}
+	b.spec.creds.sign(c)
 	return codec.AppendFrame(dst, c)
 }
 
@@ -191,4 +194,17 @@ func makeBody(size int) []byte {
 		b[i] = 'a' + byte(i%26)
 	}
 	return b
+}
+
+// credentials are an ACL account's keys (-ak, -sk); empty means unsigned requests.
+type credentials struct{ ak, sk string }
+
+// sign adds AccessKey and Signature to c as Java's AclClientRPCHook (4.9.4+) does: HMAC-SHA1
+// of the sorted extFields' values plus the body.
+func (k credentials) sign(c *protocol.Command) {
+	if k.ak == "" {
+		return
+	}
+	c.Ext.Set(acl.KeyAccessKey, k.ak)
+	c.Ext.Set(acl.KeySignature, acl.Sign(k.sk, c.Ext, c.Body))
 }
