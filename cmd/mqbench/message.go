@@ -95,7 +95,8 @@ type sendBuilder struct {
 	props  []byte
 	batch  []byte
 	keySeq uint64
-	delay  string // DELAY's value, "" for none
+	delay  string      // DELAY's value, "" for none
+	signer *acl.Signer // -ak/-sk: this connection's signer
 }
 
 func newSendBuilder(spec *sendSpec, instance uint32) *sendBuilder {
@@ -174,7 +175,13 @@ func (b *sendBuilder) append(dst []byte, opaque, queueID int32, oneway bool) []b
 		c.Body = b.spec.body
 		h.EncodeV2(&c.Ext)
 	}
-	b.spec.creds.sign(c)
+	if b.spec.creds.ak != "" {
+		if b.signer == nil {
+			b.signer = acl.NewSigner(b.spec.creds.sk)
+		}
+		c.Ext.Set(acl.KeyAccessKey, b.spec.creds.ak)
+		c.Ext.Set(acl.KeySignature, b.signer.Sign(c.Ext, c.Body))
+	}
 	return codec.AppendFrame(dst, c)
 }
 

@@ -37,6 +37,7 @@ func TestSign_GoldenVectors(t *testing.T) {
 		{"QUERY_MESSAGE 4.9.8 client", ext("AccessKey", "RocketMQ", "_UNIQUE_KEY_QUERY", "false", "beginTimestamp", "0", "endTimestamp", "1", "key", "k", "maxNum", "32", "topic", "TopicA"), "", "y9wIyyygcuDdJU5QaPF1Xbj8NGs="},
 		{"QUERY_MESSAGE broker content", ext("AccessKey", "RocketMQ", "beginTimestamp", "0", "endTimestamp", "1", "key", "k", "maxNum", "32", "topic", "TopicA"), "", "rxG9qv6IIqviXJenjaK1rcZkVXI="},
 	}
+	signer := NewSigner("12345678")
 	for _, c := range cases {
 		var body []byte
 		if c.body != "" {
@@ -44,6 +45,9 @@ func TestSign_GoldenVectors(t *testing.T) {
 		}
 		if got := Sign("12345678", c.ext, body); got != c.want {
 			t.Errorf("%s: Sign = %s, want %s", c.name, got, c.want)
+		}
+		if got := signer.Sign(c.ext, body); got != c.want {
+			t.Errorf("%s: Signer.Sign = %s, want %s", c.name, got, c.want)
 		}
 	}
 }
