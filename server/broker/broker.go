@@ -269,6 +269,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		close(b.stop)
 		if b.acl != nil {
 			b.acl.Close()
+			b.acl.Wait()
 		}
 		b.unregisterAll()
 		b.stopTransactionCheck()

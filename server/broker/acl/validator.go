@@ -55,9 +55,10 @@ type Validator struct {
 	mu   sync.Mutex // serializes reloads and admin changes (Java: the synchronized admin handlers)
 	bufs sync.Pool  // *[]byte: the signed content
 
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	started atomic.Bool
 }
 
 // ErrNoHome is returned by New when Options.Home is empty.

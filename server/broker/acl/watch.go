@@ -13,6 +13,9 @@ import (
 
 // Start runs the watcher until Close.
 func (v *Validator) Start() {
+	if !v.started.CompareAndSwap(false, true) {
+		return
+	}
 	go func() {
 		defer close(v.done)
 		t := time.NewTicker(v.interval)
@@ -35,8 +38,12 @@ func (v *Validator) Close() {
 	})
 }
 
-// Wait returns when the watcher has stopped (after Close).
-func (v *Validator) Wait() { <-v.done }
+// Wait returns when the watcher has stopped (after Close); at once if it never started.
+func (v *Validator) Wait() {
+	if v.started.Load() {
+		<-v.done
+	}
+}
 
 // Poll looks at the files once and reloads when they changed, as one watcher tick does.
 // It reports whether a reload was attempted.
