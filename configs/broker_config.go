@@ -14,7 +14,7 @@ import (
 // (printed by -m); "nullable" marks String fields whose Java default is null, which an
 // empty Go string stands for.
 type BrokerConfig struct {
-	// Java reads it from -Drocketmq.home.dir or $ROCKETMQ_HOME; Skyrocket needs no install directory and only reports it.
+	// Java reads it from -Drocketmq.home.dir or $ROCKETMQ_HOME; Skyrocket reads it only for ACL (aclEnable=true: ${rocketmqHome}/conf/plain_acl.yml).
 	RocketmqHome string `prop:"rocketmqHome,nullable"`
 	// NameServer addresses, "host:port;host:port" (also -n and $NAMESRV_ADDR).
 	NamesrvAddr string `prop:"namesrvAddr,important,nullable"`

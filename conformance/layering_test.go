@@ -31,11 +31,12 @@ var allowed = map[string][]string{
 	// server/metrics is a leaf: Prometheus collectors over interfaces the broker and the
 	// NameServer satisfy, the HTTP endpoint and the health state.
 	"server/metrics": {},
-	"server/broker": {"server/broker/meta", "server/broker/schedule", "server/broker/transaction",
+	"server/broker": {"server/broker/acl", "server/broker/meta", "server/broker/schedule", "server/broker/transaction",
 		"server/broker/stats", "server/broker/clients", "server/broker/consumerfilter",
 		"server/remoting", "server/metrics", "protocol", "codec", "codec/message", "store", "ha", "configs", "compat"},
 	// The broker's leaf packages never import the broker: they get what they need from it
 	// through a dependency struct. Each lists exactly what it imports.
+	"server/broker/acl":            {"protocol", "compat"},
 	"server/broker/meta":           {"protocol", "compat"},
 	"server/broker/schedule":       {"store", "codec/message", "protocol", "compat"},
 	"server/broker/transaction":    {"store", "codec/message", "protocol"},
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 	"server/broker/consumerfilter": {"server/broker/filter", "protocol", "compat"},
 	// server wires a namesrv and a broker into one process (the all-in-one binary).
 	"server":      {"server/namesrv", "server/broker", "server/remoting", "server/metrics", "configs", "compat", "protocol", "store", "ha"},
-	"cmd":         {"server", "server/namesrv", "server/broker", "server/remoting", "server/metrics", "configs", "compat", "protocol", "codec", "codec/message", "store", "ha"},
+	"cmd":         {"server", "server/namesrv", "server/broker", "server/broker/acl", "server/remoting", "server/metrics", "configs", "compat", "protocol", "codec", "codec/message", "store", "ha"},
 	"conformance": {"*"},
 }
 

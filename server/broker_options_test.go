@@ -85,7 +85,7 @@ var brokerMapped = []struct {
 	{"compressedRegister", "true", func(o *broker.Options) bool { return o.CompressedRegister }},
 	{"forceRegister", "false", func(o *broker.Options) bool { return !o.ForceRegister }},
 	{"registerNameServerPeriod", "15000", func(o *broker.Options) bool { return o.RegisterNameServerPeriod == 15*time.Second }},
-	{"aclEnable", "false", func(o *broker.Options) bool { return true }}, // true is refused
+	{"aclEnable", "true", func(o *broker.Options) bool { return o.Config.Broker.ACLEnable }},
 	// MessageStoreConfig
 	{"storePathRootDir", "/data/rmq", func(o *broker.Options) bool {
 		return o.Store.RootDir == "/data/rmq" && o.Store.CommitLogDir == "/data/rmq/commitlog"
@@ -229,7 +229,9 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"HA", "HAMasterAddress", "SlaveTimeout", // haSendHeartbeatInterval, haHousekeepingInterval, haTransferBatchSize, haSlaveFallbehindMax, haMasterAddress, slaveTimeout
 			"SlaveSyncPeriod", // no Java property: SlaveSynchronize runs every 10 s
 			"Store", "Logger",
-			"Config"}, // the snapshot the options came from, for GET/UPDATE_BROKER_CONFIG
+			"Config",            // the snapshot the options came from, for GET/UPDATE_BROKER_CONFIG
+			"ACLPlainFile",      // Java's system property -Drocketmq.acl.plain.file, not a broker.conf property
+			"ACLWatchInterval"}, // no Java property: AclFileWatchService looks every 5 s
 		"store.Config": {"RootDir", "CommitLogDir", "MappedFileSizeCommitLog", "MappedFileSizeConsumeQueue", "FlushDiskType",
 			"FlushInterval", "FlushCommitLogLeastPages", "FlushCommitLogThoroughInterval", "FlushConsumeQueueInterval",
 			"FlushConsumeQueueLeastPages", "FlushConsumeQueueThoroughInterval", "SyncFlushTimeout", "FileReservedTime",
@@ -323,7 +325,6 @@ func TestBrokerOptions_Slave(t *testing.T) {
 func TestBrokerOptions_Unsupported(t *testing.T) {
 	for _, props := range []map[string]string{
 		{"enableDLegerCommitLog": "true"},
-		{"aclEnable": "true"},
 		{"fetchNamesrvAddrByAddressServer": "true"},
 		{"readOnlyCommitLogStorePaths": "/old/commitlog"},
 		{"storePathCommitLog": "/a/commitlog,/b/commitlog"},

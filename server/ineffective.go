@@ -15,6 +15,7 @@ const (
 	whyPool      = "this executor has no separate pool in Skyrocket (the request runs inline or on a fixed-size pool)"
 	whyNotYet    = "not yet in broker.Options: the broker behaves as with Java's default"
 	whyDLedger   = "DLedger is not supported (enableDLegerCommitLog=true is refused)"
+	whyHomeACL   = "read only with aclEnable=true (the ACL files are ${rocketmqHome}/conf/plain_acl.yml and conf/acl/); otherwise Skyrocket needs no install directory"
 	whyJavaOnly  = "a Java implementation detail with no counterpart (JVM, plug-in classes, logging, commercial statistics)"
 	whyStoreImpl = "a knob of Java's store implementation; Skyrocket's store writes straight into the mapped file and has no equivalent"
 	whyFilter    = "no bloom-filter bitmaps are computed at dispatch and no consumequeue_ext is written: SQL92 filters are evaluated at pull time"
@@ -25,7 +26,7 @@ const (
 // configs property is neither mapped nor listed here. Keep it sorted within each group.
 var brokerIneffective = map[string]string{
 	// BrokerConfig
-	"rocketmqHome":                           whyJavaOnly,
+	"rocketmqHome":                           whyHomeACL, // IneffectiveBrokerProperties skips it with aclEnable=true
 	"messageStorePlugIn":                     whyJavaOnly,
 	"sendMessageThreadPoolNums":              whyPool,
 	"putMessageFutureThreadPoolNums":         whyPool,
@@ -153,7 +154,11 @@ type Ineffective struct {
 // IneffectiveBrokerProperties lists the properties of cfg's file (FileProps) that change
 // a default but have no effect in Skyrocket, sorted by key, so cmd/ can warn about them.
 func IneffectiveBrokerProperties(cfg *configs.Broker) []Ineffective {
-	return ineffective(cfg.FileProps, brokerIneffective, func() []any { return configs.NewBroker().Targets() })
+	out := ineffective(cfg.FileProps, brokerIneffective, func() []any { return configs.NewBroker().Targets() })
+	if cfg.Broker.ACLEnable {
+		out = slices.DeleteFunc(out, func(x Ineffective) bool { return x.Key == "rocketmqHome" })
+	}
+	return out
 }
 
 // IneffectiveNamesrvProperties is IneffectiveBrokerProperties for a NameServer.

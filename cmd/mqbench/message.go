@@ -9,6 +9,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/codec"
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/acl"
 )
 
 // Send requests shaped like the Java 4.9.8 producer's (DefaultMQProducerImpl#sendKernelImpl):
@@ -66,6 +67,7 @@ func putHex(dst []byte, v uint64, digits int) {
 
 // sendSpec is what every send of a run has in common.
 type sendSpec struct {
+	creds     credentials          // -ak/-sk: every request signed as a Java 4.9.4+ client signs it
 	code      protocol.RequestCode // SEND_MESSAGE, SEND_MESSAGE_V2 or SEND_BATCH_MESSAGE
 	serialize protocol.SerializeType
 	group     string
@@ -93,7 +95,8 @@ type sendBuilder struct {
 	props  []byte
 	batch  []byte
 	keySeq uint64
-	delay  string // DELAY's value, "" for none
+	delay  string      // DELAY's value, "" for none
+	signer *acl.Signer // -ak/-sk: this connection's signer
 }
 
 func newSendBuilder(spec *sendSpec, instance uint32) *sendBuilder {
@@ -172,6 +175,13 @@ func (b *sendBuilder) append(dst []byte, opaque, queueID int32, oneway bool) []b
 		c.Body = b.spec.body
 		h.EncodeV2(&c.Ext)
 	}
+	if b.spec.creds.ak != "" {
+		if b.signer == nil {
+			b.signer = acl.NewSigner(b.spec.creds.sk)
+		}
+		c.Ext.Set(acl.KeyAccessKey, b.spec.creds.ak)
+		c.Ext.Set(acl.KeySignature, b.signer.Sign(c.Ext, c.Body))
+	}
 	return codec.AppendFrame(dst, c)
 }
 
@@ -191,4 +201,17 @@ func makeBody(size int) []byte {
 		b[i] = 'a' + byte(i%26)
 	}
 	return b
+}
+
+// credentials are an ACL account's keys (-ak, -sk); empty means unsigned requests.
+type credentials struct{ ak, sk string }
+
+// sign adds AccessKey and Signature to c as Java's AclClientRPCHook (4.9.4+) does: HMAC-SHA1
+// of the sorted extFields' values plus the body.
+func (k credentials) sign(c *protocol.Command) {
+	if k.ak == "" {
+		return
+	}
+	c.Ext.Set(acl.KeyAccessKey, k.ak)
+	c.Ext.Set(acl.KeySignature, acl.Sign(k.sk, c.Ext, c.Body))
 }

@@ -34,6 +34,7 @@ type produceOpts struct {
 	keys      bool
 	bname     string
 	heartbeat bool
+	ak, sk    string
 
 	delay         int
 	delayLevels   string
@@ -56,6 +57,8 @@ func (o *produceOpts) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.keys, "keys", false, "give every message a unique KEYS property (the broker indexes it)")
 	fs.StringVar(&o.bname, "bname", "", "broker name sent as bname (with -n: taken from the route)")
 	fs.BoolVar(&o.heartbeat, "heartbeat", true, "send a producer HEART_BEAT on each connection first, as clients do")
+	fs.StringVar(&o.ak, "ak", "", "ACL access key: sign every request to the broker (heartbeat, sends, -create-topic) as a Java 4.9.4+ client does; needs -sk")
+	fs.StringVar(&o.sk, "sk", "", "ACL secret key (-ak)")
 	fs.IntVar(&o.delay, "delay", 0, "DELAY level of every message (1 = the first of -delay-levels); 0: none")
 	fs.StringVar(&o.delayLevels, "delay-levels", defaultDelayLevels, "the broker's messageDelayLevel, for the due time of -delay messages")
 	fs.BoolVar(&o.createTopic, "create-topic", false, "create (or update) the topic with -q read/write queues first (UPDATE_AND_CREATE_TOPIC, as mqadmin updateTopic); needs -b")
@@ -87,6 +90,10 @@ func (o *produceOpts) check() error {
 		return fmt.Errorf("%w: -await-delivery counts every message sent: give -warmup 0", errUsage)
 	case o.awaitDelivery > 0 && (o.kind == "oneway" || o.kind == "batch"):
 		return fmt.Errorf("%w: -await-delivery needs answered single sends (-kind sync, async or tx)", errUsage)
+	case (o.ak == "") != (o.sk == ""):
+		return fmt.Errorf("%w: give both -ak and -sk, or neither", errUsage)
+	case o.ak != "" && o.kind == "tx":
+		return fmt.Errorf("%w: -ak/-sk do not sign END_TRANSACTION: use -kind sync, async, oneway or batch", errUsage)
 	case o.delay < 0:
 		return fmt.Errorf("%w: -delay %d", errUsage, o.delay)
 	case o.rate < 0 || (o.rate > 0 && (o.kind == "oneway" || o.kind == "tx")):
@@ -107,7 +114,7 @@ func (o *produceOpts) check() error {
 
 func (o *produceOpts) spec() *sendSpec {
 	st, _ := o.serializeType()
-	s := &sendSpec{code: protocol.RequestCode(o.code), serialize: st, group: o.group, topic: o.topic, bname: o.bname,
+	s := &sendSpec{creds: credentials{o.ak, o.sk}, code: protocol.RequestCode(o.code), serialize: st, group: o.group, topic: o.topic, bname: o.bname,
 		tags: o.tags, keys: o.keys, batch: 1, body: makeBody(o.size), delayLevel: o.delay, tx: o.kind == "tx"}
 	if o.kind == "batch" {
 		s.code, s.batch = protocol.CodeSendBatchMessage, o.batch
@@ -259,7 +266,7 @@ func (o *produceOpts) run(ctx context.Context) (*Result, error) {
 
 func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Result, error) {
 	if o.createTopic {
-		if err := createTopic(o.broker, o.topic, o.bname, o.queues, o.timeout); err != nil {
+		if err := createTopic(o.broker, o.topic, o.bname, o.queues, o.timeout, credentials{o.ak, o.sk}); err != nil {
 			return nil, err
 		}
 	}
@@ -303,6 +310,7 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 				hb.Serialize = spec.serialize
 				hb.Opaque = 1
 				hb.Body = producerHeartbeat(clientID(i), o.group)
+				spec.creds.sign(hb)
 				resp, err := call(nc, hb, o.timeout)
 				if err != nil {
 					nc.Close()
@@ -391,7 +399,7 @@ func (o *produceOpts) dueFunc() (string, func(r *message.Record) int64, error) {
 
 // createTopic sends UPDATE_AND_CREATE_TOPIC (17) for topic with queues read and write
 // queues, perm RW, as mqadmin updateTopic does (Java: MQClientAPIImpl#createTopic).
-func createTopic(addr, topic, bname string, queues int, timeout time.Duration) error {
+func createTopic(addr, topic, bname string, queues int, timeout time.Duration, creds credentials) error {
 	nc, err := dial(addr, timeout)
 	if err != nil {
 		return fmt.Errorf("mqbench: connect %s: %w", addr, err)
@@ -402,6 +410,7 @@ func createTopic(addr, topic, bname string, queues int, timeout time.Duration) e
 	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: "TBW102", ReadQueueNums: int32(queues),
 		WriteQueueNums: int32(queues), Perm: 6, TopicFilterType: "SINGLE_TAG"}
 	h.Encode(&req.Ext)
+	creds.sign(req)
 	resp, err := call(nc, req, timeout)
 	if err != nil {
 		return fmt.Errorf("mqbench: create topic %s on %s: %w", topic, addr, err)

@@ -20,7 +20,10 @@
 #   run.sh diff            differential runs (conformance/differential_test.go): the same raw-wire
 #                          requests and Go-client scenarios against Java's 4.9.7 servers and
 #                          Skyrocket's, differences printed; plus mixed Java/Skyrocket clusters
-#                          and master/slave replication across them (conformance/ha_java_test.go)
+#                          and master/slave replication across them (conformance/ha_java_test.go);
+#                          ACL: the same signed requests to a Java and a Skyrocket broker with one
+#                          plain_acl.yml (diff_acl_test.go), the Java client's AclClientRPCHook
+#                          against Skyrocket (acl_java_test.go)
 #
 # Later steps (Java client scenarios, the mqadmin matrix) are added as step_<name> functions
 # and, when they belong in make test, to DEFAULT_STEPS.
@@ -99,7 +102,7 @@ step_clients_java() {
 step_diff() {
   local log rc=0
   log=$(mktemp)
-  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_)' ./conformance/) \
+  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_|TestACLJava_)' ./conformance/) \
     >"$log" 2>&1 || rc=$?
   grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java |ha_java_test' "$log" || true
   if [ "$rc" -ne 0 ]; then

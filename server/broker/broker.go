@@ -15,6 +15,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/ha"
 	"github.com/skyrocket-mq/skyrocket/protocol"
+	"github.com/skyrocket-mq/skyrocket/server/broker/acl"
 	"github.com/skyrocket-mq/skyrocket/server/broker/clients"
 	"github.com/skyrocket-mq/skyrocket/server/broker/consumerfilter"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
@@ -59,6 +60,7 @@ type Broker struct {
 	metricsMu  sync.RWMutex
 	metricsOff bool
 	clientRows atomic.Pointer[[]metrics.ClientConsume] // rocketmq_client_* rows (metrics_clients.go); nil when off
+	acl        *acl.Validator                          // acl_check.go: nil unless aclEnable=true
 
 	stop  chan struct{}
 	wg    sync.WaitGroup
@@ -106,6 +108,9 @@ func New(opts Options) (*Broker, error) {
 		b.opts.BrokerIP2 = b.opts.BrokerIP1
 	}
 
+	if err := b.newACL(); err != nil {
+		return nil, err
+	}
 	if b.topics, err = meta.NewTopicManager(meta.TopicOptions{
 		Path: opts.configPath("topics.json"), ClusterName: opts.ClusterName, BrokerName: opts.BrokerName,
 		AutoCreateTopicEnable: opts.AutoCreateTopicEnable, DefaultTopicQueueNums: opts.DefaultTopicQueueNums,
@@ -156,8 +161,8 @@ func New(opts Options) (*Broker, error) {
 		EventLoops: opts.EventLoops,
 		Logger:     log,
 		OnClose:    b.connClosed,
-		Unknown:    b.unknownCode,
-	}, b.handlers())
+		Unknown:    b.guardedUnknown(),
+	}, b.guarded(b.handlers()))
 	// The broker's outbound client reads the NameServers' answers and, on a slave, the
 	// master's metadata: GET_ALL_TOPIC_CONFIG of a master with ~90,000 topics passes the
 	// 16 MiB frame, which Java's slave refuses (its topics never sync). Skyrocket's reads
@@ -183,6 +188,9 @@ func (b *Broker) Start() error {
 	}
 	b.pools.start()
 	b.holds.start()
+	if b.acl != nil {
+		b.acl.Start()
+	}
 	if err := b.startSchedule(); err != nil {
 		b.log.Error().Err(err).Msg("start schedule service")
 	}
@@ -259,6 +267,10 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	var err error
 	b.shutOnce.Do(func() {
 		close(b.stop)
+		if b.acl != nil {
+			b.acl.Close()
+			b.acl.Wait()
+		}
 		b.unregisterAll()
 		b.stopTransactionCheck()
 		b.stopSchedule()
@@ -314,6 +326,15 @@ func (b *Broker) onConsumerEvent(ev clients.ConsumerEvent, group string, g *clie
 }
 
 // unknownCode answers codes with no handler as Java's AdminBrokerProcessor does.
+// guardedUnknown is the unknown-code handler, behind the ACL check when it is on (Java
+// runs the hook before its default processor answers REQUEST_CODE_NOT_SUPPORTED).
+func (b *Broker) guardedUnknown() remoting.Handler {
+	if b.acl == nil {
+		return b.unknownCode
+	}
+	return b.aclGuard(b.unknownCode)
+}
+
 func (b *Broker) unknownCode(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 	return nil, protocol.NotSupported(req.Code)
 }

@@ -107,6 +107,12 @@ type Options struct {
 	// autoDeleteUnusedStats from it. It is never changed in place. Typed fields changed
 	// after the derivation (tests, cmd's -bind) act on the broker but are not reported.
 	Config *configs.Broker
+
+	// ACLPlainFile is plain_acl.yml's path relative to rocketmqHome when aclEnable=true
+	// (Java: -Drocketmq.acl.plain.file; default conf/plain_acl.yml).
+	ACLPlainFile string
+	// ACLWatchInterval is how often the ACL files are looked at for changes (Java: 5 s).
+	ACLWatchInterval time.Duration
 }
 
 // configDir is <storePathRootDir>/config (Java: BrokerPathConfigHelper).

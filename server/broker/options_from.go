@@ -27,7 +27,7 @@ import (
 
 // ErrUnsupported is returned by OptionsFrom when the configuration turns on a Java
 // feature Skyrocket does not implement and whose absence clients would notice (a broker
-// that silently skipped ACL checks or served only part of a multi-path CommitLog would be
+// that served only part of a multi-path CommitLog would be
 // worse than one that refuses to start). Its text names the property; mqbroker prints it,
 // and it still reads as it did when the mapping lived in package server.
 var ErrUnsupported = errors.New("server: not supported by Skyrocket")
@@ -81,7 +81,7 @@ func baseOptions() Options {
 // split at ';'. The Logger is left Nop: the caller sets it.
 //
 // Properties that have no effect are listed in server/ineffective.go. ErrUnsupported is
-// returned for enableDLegerCommitLog, aclEnable, fetchNamesrvAddrByAddressServer,
+// returned for enableDLegerCommitLog, fetchNamesrvAddrByAddressServer,
 // readOnlyCommitLogStorePaths and a storePathCommitLog holding several paths.
 func OptionsFrom(cfg *configs.Broker) (Options, error) {
 	if err := checkSupported(cfg); err != nil {
@@ -256,8 +256,6 @@ func checkSupported(cfg *configs.Broker) error {
 	switch {
 	case cfg.Store.EnableDLegerCommitLog:
 		return fmt.Errorf("%w: enableDLegerCommitLog=true (DLedger CommitLog)", ErrUnsupported)
-	case cfg.Broker.ACLEnable:
-		return fmt.Errorf("%w: aclEnable=true (ACL is not implemented; refusing to serve without the access checks the configuration asks for)", ErrUnsupported)
 	case cfg.Broker.FetchNamesrvAddrByAddressServer:
 		return fmt.Errorf("%w: fetchNamesrvAddrByAddressServer=true (address server); set namesrvAddr or -n instead", ErrUnsupported)
 	case cfg.Store.ReadOnlyCommitLogStorePaths != "":

@@ -41,14 +41,26 @@ trap cleanup EXIT
 mkdir -p "$work/home/conf"
 cp "$JAVA_DIR/mqadmin/src/main/resources/logback.xml" "$work/home/conf/logback_tools.xml"
 
+# The broker runs with aclEnable=true; its plain_acl.yml whitelists 127.0.0.1, so every command
+# (unsigned: the tools' home has no conf/tools.yml) passes the ACL, and the ACL commands work.
+write_acl() {
+  mkdir -p "$(dirname "$1")"
+  printf 'globalWhiteRemoteAddresses:\n  - 127.0.0.1\naccounts:\n  - accessKey: MatrixAdmin\n    secretKey: MatrixAdminSecret\n    admin: true\n' >"$1"
+}
+
 if [ "$target" = java ]; then
-  "$JAVA_DIR/javaservers.sh" start --dir "$work/js" >/dev/null
+  acl_file="$work/js/home/conf/plain_acl.yml"
+  write_acl "$acl_file"
+  "$JAVA_DIR/javaservers.sh" start --dir "$work/js" --set aclEnable=true >/dev/null
   source "$work/js/env"
   ns=$NAMESRV_ADDR broker=$BROKER_ADDR server="Java 4.9.7 NameServer + Broker (baseline)"
 else
   (cd "$REPO_ROOT" && go build -o "$work/skyrocket" ./cmd/skyrocket)
   read -r nport bport < <("$JAVA_DIR/javaservers.sh" free-ports)
-  "$work/skyrocket" -data "$work/data" -namesrv-port "$nport" -port "$bport" -bind 127.0.0.1 -log-level warn \
+  acl_file="$work/brokerhome/conf/plain_acl.yml"
+  write_acl "$acl_file"
+  printf 'aclEnable=true\nrocketmqHome=%s\n' "$work/brokerhome" >"$work/broker-acl.conf"
+  "$work/skyrocket" -data "$work/data" -c "$work/broker-acl.conf" -namesrv-port "$nport" -port "$bport" -bind 127.0.0.1 -log-level warn \
     >"$work/skyrocket.log" 2>&1 &
   server_pid=$!
   ns=127.0.0.1:$nport broker=127.0.0.1:$bport server="Skyrocket"
@@ -66,7 +78,7 @@ cd "$work/run"
 java "${TOOL_JVM[@]}" -Drocketmq.home.dir="$work/home" -Duser.home="$work/home" \
   -cp "$(module_cp mqadmin)" org.skyrocket.mqadmin.MatrixMain \
   -namesrv "$ns" -broker "$broker" -cluster DefaultCluster -broker-name broker-a \
-  -work "$work/run" -out "$work/matrix.md" -server "$server" "${dump[@]}" || rc=$?
+  -work "$work/run" -acl-file "$acl_file" -out "$work/matrix.md" -server "$server" "${dump[@]}" || rc=$?
 
 checked_in="$REPO_ROOT/conformance/mqadmin-matrix.md"
 if [ "$target" = skyrocket ] && [ -f "$work/matrix.md" ]; then

@@ -57,6 +57,7 @@ public final class MatrixMain {
         String work = a.get("work");
         Files.createDirectories(Path.of(work));
         Fixture fx = new Fixture(a.get("namesrv"), a.get("broker"), a.get("cluster"), a.get("broker-name"), work);
+        fx.values.put("aclFile", a.getOrDefault("acl-file", work + "/plain_acl.yml"));
         long t0 = System.currentTimeMillis();
         // The clients' own warnings while the fixture is made (the trace topic is created by the
         // first trace send, ...) are kept and shown only if the fixture fails.

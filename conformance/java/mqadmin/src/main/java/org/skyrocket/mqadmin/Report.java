@@ -30,7 +30,7 @@ final class Report {
             .append("differs from this file.\n\n");
         b.append("Placeholders: `{ns}` NameServer address, `{broker}` broker address, `{cluster}`, `{brokerName}`, ")
             .append("`{offsetMsgId}` / `{uniqMsgId}` / `{traceMsgId}` ids from the fixture's sends, `{clientId}` the consumer's ")
-            .append("client id, `{work}` the run's temp directory. In the checks, `\\{name\\}` is the placeholder's value.\n\n");
+            .append("client id, `{work}` the run's temp directory, `{aclFile}` the broker's plain_acl.yml. In the checks, `\\{name\\}` is the placeholder's value.\n\n");
         b.append("Summary: ");
         b.append(counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().text).collect(Collectors.joining(", ")));
         b.append(".\n\n");

@@ -13,8 +13,6 @@ final class Specs {
     private Specs() {
     }
 
-    static final String ACL_WHY = "ACL is not built in Skyrocket; like a Java broker with aclEnable=false it answers "
-        + "the ACL admin codes (50-53) with an error (conformance/UNSUPPORTED.md)";
 
     static List<Spec> all() {
         List<Spec> l = new ArrayList<>();
@@ -146,20 +144,19 @@ final class Specs {
         l.add(Spec.works("exportMetrics").run("exportMetrics", "-n", "{ns}", "-c", "{cluster}", "-f", "{work}/export")
             .line("export .* success").clean());
 
-        // ACL.
-        l.add(Spec.refused("updateAclConfig", ACL_WHY)
-            .run("updateAclConfig", "-n", "{ns}", "-b", "{broker}", "-a", "MatrixAK", "-s", "MatrixSK12345")
-            .failed().anyLine("CODE: 209"));
-        l.add(Spec.refused("deleteAclConfig", ACL_WHY).run("deleteAclConfig", "-n", "{ns}", "-b", "{broker}", "-a", "MatrixAK")
-            .failed().anyLine("CODE: 210"));
-        l.add(Spec.refused("updateGlobalWhiteAddr", ACL_WHY + "; without -p the 4.9.8 header check refuses first "
-                + "(\"the custom field <aclFileFullPath> is null\"), as a 4.9.8 Java broker does")
-            .run("updateGlobalWhiteAddr", "-n", "{ns}", "-b", "{broker}", "-g", "10.10.103.*", "-p", "{work}/plain_acl.yml")
-            .failed().anyLine("CODE: 211"));
-        l.add(Spec.refused("clusterAclConfigVersion", ACL_WHY + "; a Java broker without ACL never answers code 52 (the "
-                + "caller times out after 5 s), Skyrocket answers SYSTEM_ERROR at once")
-            .run("clusterAclConfigVersion", "-n", "{ns}", "-b", "{broker}").failed()
-            .anyLine("CODE: 1\\s+DESC: ACL is not enabled on this broker|RemotingTimeoutException"));
+        // ACL: the broker runs with aclEnable=true and 127.0.0.1 in its global whitelist (matrix.sh),
+        // so every command of this matrix passes the ACL; {aclFile} is the broker's plain_acl.yml.
+        l.add(Spec.works("updateAclConfig")
+            .run("updateAclConfig", "-n", "{ns}", "-b", "{broker}", "-a", "MatrixAK", "-s", "MatrixSK12345", "-t", "MatrixT=PUB")
+            .line("create or update plain access config to \\{broker\\} success\\."));
+        l.add(Spec.works("clusterAclConfigVersion").run("clusterAclConfigVersion", "-n", "{ns}", "-b", "{broker}")
+            .line("^\\{cluster\\}\\s+\\{brokerName\\}\\s+\\{broker\\}\\s+\\S*plain_acl\\.yml\\s+[1-9]\\d*\\s")
+            .line("get broker's plain access config version success\\."));
+        l.add(Spec.works("deleteAclConfig").run("deleteAclConfig", "-n", "{ns}", "-b", "{broker}", "-a", "MatrixAK")
+            .line("delete plain access config account from \\{broker\\} success\\."));
+        l.add(Spec.works("updateGlobalWhiteAddr")
+            .run("updateGlobalWhiteAddr", "-n", "{ns}", "-b", "{broker}", "-g", "127.0.0.1,10.10.103.*", "-p", "{aclFile}")
+            .line("update global white remote addresses to \\{broker\\} success\\."));
 
         // Monitors: they never return; checked once their first report is out.
         l.add(Spec.works("clusterRT").run("clusterRT", "-n", "{ns}", "-c", "{cluster}", "-a", "3", "-i", "1")
