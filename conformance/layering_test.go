@@ -19,14 +19,14 @@ const module = "github.com/skyrocket-mq/skyrocket/"
 // allowed lists, per package (and its sub-packages), the in-repo packages it may import.
 // A sub-package may also import its parent's other sub-packages.
 var allowed = map[string][]string{
-	"compat":          {},
-	"protocol":        {"compat"},
-	"codec/message":   {"compat"},
-	"codec":           {"protocol", "codec/message", "compat"},
-	"configs":         {"compat"},
-	"store":           {"codec/message", "compat"},
+	"compat":        {},
+	"protocol":      {"compat"},
+	"codec/message": {"compat"},
+	"codec":         {"protocol", "codec/message", "compat"},
+	"configs":       {"compat"},
+	"store":         {"codec/message", "compat"},
 	// store/timer is the timing wheel: it reads and writes through the store's API.
-	"store/timer": {"store", "codec/message", "compat"},
+	"store/timer":     {"store", "codec/message", "compat"},
 	"ha":              {"store", "codec/message", "compat"},
 	"server/remoting": {"protocol", "codec", "compat"},
 	"server/namesrv":  {"server/remoting", "protocol", "configs", "compat"},

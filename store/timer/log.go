@@ -13,11 +13,11 @@ import (
 // Entry states, in the low byte of the state word; the high bytes hold entryMagic, so
 // a zero (never written) entry is recognised as the log's end.
 const (
-	entrySize      = 48
-	entryMagic     = 0x54494d // "TIM"
-	statePending   = 1
+	entrySize       = 48
+	entryMagic      = 0x54494d // "TIM"
+	statePending    = 1
 	stateDelivering = 2
-	stateDone      = 3
+	stateDone       = 3
 )
 
 // entry is one decoded timerlog entry.

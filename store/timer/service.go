@@ -103,18 +103,18 @@ type Service struct {
 	due        []int64 // scratch: the positions of one slot
 	lastFlush  time.Time
 
-	pending    atomic.Int64
-	delivered  atomic.Int64
-	enqueued   atomic.Int64
-	cursorPub  atomic.Int64
-	enqPub     atomic.Int64
-	lateMax    atomic.Int64
-	tpsMu      sync.Mutex
-	tpsAt      time.Time
-	tpsEnq     int64
-	tpsDeq     int64
-	enqTPS     float64
-	deqTPS     float64
+	pending   atomic.Int64
+	delivered atomic.Int64
+	enqueued  atomic.Int64
+	cursorPub atomic.Int64
+	enqPub    atomic.Int64
+	lateMax   atomic.Int64
+	tpsMu     sync.Mutex
+	tpsAt     time.Time
+	tpsEnq    int64
+	tpsDeq    int64
+	enqTPS    float64
+	deqTPS    float64
 
 	stop    chan struct{}
 	done    chan struct{}
