@@ -20,12 +20,12 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/broker/consumerfilter"
 	"github.com/skyrocket-mq/skyrocket/server/broker/meta"
 	"github.com/skyrocket-mq/skyrocket/server/broker/schedule"
-	"github.com/skyrocket-mq/skyrocket/store/timer"
 	"github.com/skyrocket-mq/skyrocket/server/broker/stats"
 	"github.com/skyrocket-mq/skyrocket/server/broker/transaction"
 	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
+	"github.com/skyrocket-mq/skyrocket/store/timer"
 )
 
 // Broker is a running RocketMQ broker (Java: BrokerController).

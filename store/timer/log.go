@@ -179,11 +179,6 @@ func (l *timerLog) append(e entry) (int64, error) {
 	return pos, nil
 }
 
-func (l *timerLog) setPrev(pos, prev int64) {
-	s := l.seg(pos)
-	binary.BigEndian.PutUint64(s.data[pos-s.from:], uint64(prev))
-}
-
 // setState changes an entry's state (clBefore is written first when delivering).
 func (l *timerLog) setState(pos int64, state int32, clBefore int64) {
 	s := l.seg(pos)
