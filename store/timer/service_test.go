@@ -51,7 +51,9 @@ func TestService_DeliversOnTime(t *testing.T) {
 			if r.StoreTimestamp < want {
 				t.Errorf("%s delivered %d ms early", u, want-r.StoreTimestamp)
 			}
-			if late := r.StoreTimestamp - max(want, now); late > 200 {
+			// Due in the future: within precision + 100 ms. Already due when parked: at
+			// once, which under the race detector on a busy machine is a few hundred ms.
+			if late := r.StoreTimestamp - want; want > now && late > 200 || want <= now && r.StoreTimestamp-now > 1000 {
 				t.Errorf("%s delivered %d ms late", u, late)
 			}
 			if _, ok := r.Property(message.PropertyRealTopic); ok {
