@@ -284,6 +284,12 @@ func (s *Service) upkeep() {
 // wheel; it returns how many it took.
 func (s *Service) enqueue(max int) int {
 	hi := s.st.MaxOffsetInQueue(Topic, 0)
+	if s.enqueueOff > hi {
+		// The ConsumeQueue was destroyed (CLEAN_EXPIRED_CONSUMEQUEUE once every parked
+		// record expired) and starts again lower: follow it.
+		s.log.Warn().Int64("from", s.enqueueOff).Int64("to", s.st.MinOffsetInQueue(Topic, 0)).Msg("timer: the parked messages' ConsumeQueue restarted lower")
+		s.enqueueOff = s.st.MinOffsetInQueue(Topic, 0)
+	}
 	if s.enqueueOff >= hi {
 		s.enqPub.Store(s.enqueueOff)
 		return 0
