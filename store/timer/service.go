@@ -331,7 +331,8 @@ func (s *Service) enqueueOne(u store.CQUnit, cqOff int64) {
 		s.log.Warn().Err(err).Int64("cqOffset", cqOff).Msg("timer: parked message unreadable at enqueue; tried at once")
 	}
 	t := SlotTime(deliverMs, s.p)
-	if t < s.cursor {
+	overdue := t < s.cursor // its slot was delivered already: deliver it now
+	if overdue {
 		t = s.cursor
 	}
 	if max := s.cursor + s.span - 2*s.p; t > max {
@@ -340,8 +341,14 @@ func (s *Service) enqueueOne(u store.CQUnit, cqOff int64) {
 	}
 	pos := s.tl.end
 	prev := s.wh.link(t, pos)
-	if _, err := s.tl.append(entry{prevPos: prev, deliverMs: t, phyOffset: u.PhyOffset, cqOffset: cqOff, size: u.Size, state: statePending}); err != nil {
+	e := entry{prevPos: prev, deliverMs: t, phyOffset: u.PhyOffset, cqOffset: cqOff, size: u.Size, state: statePending}
+	if _, err := s.tl.append(e); err != nil {
 		s.log.Error().Err(err).Msg("timer: append to timerlog failed")
+		return
+	}
+	if overdue {
+		// Linked into the cursor's slot too: if this delivery fails, the slot retries it.
+		s.deliver(pos, e)
 	}
 }
 
