@@ -45,6 +45,17 @@ func TestConformance_Timer_GoClientThreeProperties(t *testing.T) {
 		msgID string
 	}
 	want := map[string]sent{}
+	// A plain send first: the topic's route and the connection are then behind us, so the
+	// broker starts each relative delay within a ms or two of the client's clock.
+	warm := primitive.NewMessage(topic, []byte("warm-up"))
+	warm.WithTag("TagT")
+	warm.WithKeys([]string{"k-warm-up"})
+	warm.WithProperty("custom", "v-warm-up")
+	res, err := p.SendSync(context.Background(), warm)
+	if err != nil || res.Status != primitive.SendOK {
+		t.Fatalf("warm-up send: %v %v", res, err)
+	}
+	want["warm-up"] = sent{due: time.Now().Add(-time.Hour), msgID: res.MsgID}
 	send := func(body, key, value string, due func(time.Time) time.Time) {
 		m := primitive.NewMessage(topic, []byte(body))
 		m.WithTag("TagT")
@@ -75,10 +86,10 @@ func TestConformance_Timer_GoClientThreeProperties(t *testing.T) {
 		got.add(m)
 		return consumer.ConsumeSuccess
 	})
-	eventually(t, 75*time.Second, "all five timer messages", func() bool { return got.len() >= 5 })
+	eventually(t, 75*time.Second, "all six messages", func() bool { return got.len() >= 6 })
 	eventually(t, 5*time.Second, "the wheel empty", func() bool { return brokerRuntime(t, c.broker.Addr())["timerCongestNum"] == "0" })
-	if n := storedCount(c, topic, 8); n != 5 {
-		t.Fatalf("%d messages in %s, want 5", n, topic)
+	if n := storedCount(c, topic, 8); n != 6 {
+		t.Fatalf("%d messages in %s, want 6", n, topic)
 	}
 	seen := map[string]bool{}
 	for i := 0; i < got.len(); i++ {
@@ -92,7 +103,7 @@ func TestConformance_Timer_GoClientThreeProperties(t *testing.T) {
 		stored := time.UnixMilli(m.StoreTimestamp)
 		late := stored.Sub(w.due)
 		t.Logf("%s: stored %v after its time, consumed %v after it", b, late, at.Sub(w.due))
-		if b != "past" {
+		if b != "past" && b != "warm-up" {
 			if late < 0 {
 				t.Errorf("%s stored %v before its time", b, -late)
 			}
