@@ -62,7 +62,7 @@ func TestTimerCrashChild(t *testing.T) {
 		p.Reset()
 		p.Set(message.PropertyUniqClientMessageIDKeyIdx, fmt.Sprintf("U%08d", i))
 		p.Set(timer.PropertyDeliverMs, strconv.FormatInt(due, 10))
-		p.Set(timer.PropertyOutMs, strconv.FormatInt(timer.SlotTime(due, crashPrecision), 10))
+		p.Set(timer.PropertyOutMs, strconv.FormatInt(due, 10))
 		p.Set(message.PropertyRealTopic, crashTopic)
 		p.Set(message.PropertyRealQueueID, "0")
 		body := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(nil, uint32(i)), uint64(due))

@@ -8,7 +8,7 @@ package broker
 //
 // - A send whose properties carry one of the three (and no DELAY > 0, no TIMER_OUT_MS,
 //   not already in rmq_sys_wheel_timer; a plain or committed message) is parked in
-//   rmq_sys_wheel_timer queue 0 with TIMER_OUT_MS (its slot time), REAL_TOPIC and
+//   rmq_sys_wheel_timer queue 0 with TIMER_OUT_MS (its deliver time), REAL_TOPIC and
 //   REAL_QID, answered SEND_OK as soon as it is stored, and delivered by the timing wheel
 //   (package store/timer) to its real topic and queue once due.
 // - 5.x precedence: TIMER_DELAY_SEC, then TIMER_DELAY_MS, then TIMER_DELIVER_MS; a
@@ -23,10 +23,11 @@ package broker
 //   properties are ignored (5.x reads only the batch's own properties); timer properties
 //   on the batch header are refused (not built). Retries (send-back) carry DELAY, which
 //   wins.
-// - Deliberately different from 5.x: the slot time rounds up to the precision (5.x
-//   rounds down and can deliver up to one precision early), so a message never arrives
-//   before its time; timerWheelEnable=false (or timerEnable=false) ignores the
-//   properties as a 4.x broker does, where 5.x refuses the send.
+// - Deliberately different from 5.x: TIMER_OUT_MS is the deliver time itself, and the
+//   wheel delivers each message at that time (its slot only groups it); 5.x rounds down
+//   to the precision and can deliver up to one precision early. timerWheelEnable=false
+//   (or timerEnable=false) ignores the properties as a 4.x broker does, where 5.x
+//   refuses the send.
 // - A slave does not deliver (the wheel runs on a master only, as the schedule service).
 
 import (
@@ -137,8 +138,7 @@ func (b *Broker) applyTimer(m *message.Message, props *message.Properties) *prot
 	if deliverMs-now > b.opts.Timer.MaxDelaySec*1000 {
 		return b.timerIllegal()
 	}
-	slot := timer.SlotTime(deliverMs, timer.Precision(b.opts.Timer.PrecisionMs))
-	props.Set(timer.PropertyOutMs, strconv.FormatInt(slot, 10))
+	props.Set(timer.PropertyOutMs, strconv.FormatInt(deliverMs, 10))
 	props.Set(message.PropertyRealTopic, m.Topic)
 	props.Set(message.PropertyRealQueueID, strconv.Itoa(int(m.QueueID)))
 	m.Topic = timer.Topic

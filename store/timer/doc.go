@@ -4,7 +4,7 @@
 // TimerCheckpoint of the 5.x store (RIP-43); the layout here is our own.
 //
 // The broker parks a timer message in the CommitLog under Topic (rmq_sys_wheel_timer),
-// queue 0, with TIMER_OUT_MS (its slot time), REAL_TOPIC and REAL_QID. The store's
+// queue 0, with TIMER_OUT_MS (its deliver time), REAL_TOPIC and REAL_QID. The store's
 // dispatch builds that topic's ConsumeQueue; this package reads it (enqueue), keeps the
 // pending set on disk, and writes each message to its real topic and queue once due
 // (deliver), with the parked properties less REAL_TOPIC/REAL_QID.
@@ -18,7 +18,7 @@
 // A timerlog entry is 48 bytes, big-endian:
 //
 //	0  prevPos   int64  position+1 of the previous entry of the same slot, 0 = none
-//	8  deliverMs int64  slot time (TIMER_OUT_MS)
+//	8  deliverMs int64  deliver time (TIMER_OUT_MS)
 //	16 phyOffset int64  CommitLog offset of the parked record
 //	24 cqOffset  int64  its rmq_sys_wheel_timer ConsumeQueue offset
 //	32 size      int32  its size
@@ -27,7 +27,9 @@
 //
 // A wheel slot is 24 bytes: timeMs int64 (the slot's absolute time), lastPos int64
 // (position+1 of its newest entry), num int32, 4 bytes padding. The wheel spans twice
-// the maximum delay, so one slot never holds two live rounds.
+// the maximum delay, so one slot never holds two live rounds. Slot t holds the entries
+// due in (t-precision, t]; it opens at t-precision and each entry is delivered at its own
+// time, in due order, so the precision sets the wheel's size, not the lateness.
 //
 // Memory is bounded whatever the pending count: the pending set is the timerlog, the
 // slots are a mapped file, and what the process holds is one counter per segment.

@@ -47,9 +47,9 @@ var testHost = netip.MustParseAddrPort("127.0.0.1:10911")
 
 var seq atomic.Int64
 
-// park stores a timer message as the broker's send hook leaves it, due at dueMs (its
-// slot time is computed here as the hook does), and returns its UNIQ_KEY.
-func park(t testing.TB, st *store.Store, realTopic string, qid int32, dueMs, precision int64) string {
+// park stores a timer message as the broker's send hook leaves it, due at dueMs, and
+// returns its UNIQ_KEY.
+func park(t testing.TB, st *store.Store, realTopic string, qid int32, dueMs, _ int64) string {
 	t.Helper()
 	uniq := fmt.Sprintf("C0A80001%024d", seq.Add(1))
 	var p message.Properties
@@ -57,7 +57,7 @@ func park(t testing.TB, st *store.Store, realTopic string, qid int32, dueMs, pre
 	p.Set(message.PropertyKeys, "k-"+uniq)
 	p.Set(message.PropertyUniqClientMessageIDKeyIdx, uniq)
 	p.Set(PropertyDeliverMs, strconv.FormatInt(dueMs, 10))
-	p.Set(PropertyOutMs, strconv.FormatInt(SlotTime(dueMs, precision), 10))
+	p.Set(PropertyOutMs, strconv.FormatInt(dueMs, 10))
 	p.Set(message.PropertyRealTopic, realTopic)
 	p.Set(message.PropertyRealQueueID, strconv.Itoa(int(qid)))
 	m := message.Message{Topic: Topic, QueueID: 0, Flag: 3, Body: []byte("body-" + uniq), BornTimestamp: time.Now().UnixMilli(),

@@ -42,12 +42,12 @@ func (s *Service) rebuild(ck checkpoint) {
 			s.tl.setState(pos, stateDone, 0)
 			return
 		}
-		t := max(e.deliverMs, s.cursor)
+		t, at := max(SlotTime(e.deliverMs, s.p), s.cursor), e.deliverMs
 		if lim := s.cursor + s.span - 2*s.p; t > lim {
-			t = lim
+			t, at = lim, lim // beyond the wheel (maximum delay lowered): at its end
 		}
 		prev := s.wh.link(t, pos)
-		s.tl.relink(pos, prev, t)
+		s.tl.relink(pos, prev, at)
 		linked++
 	})
 	s.enqueueOff = max(ck.EnqueueOffset, lastCQ+1)

@@ -1,10 +1,12 @@
 package timer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +102,9 @@ type Service struct {
 	props      message.Properties
 	buf        []byte
 	msg        message.Message
-	due        []int64 // scratch: the positions of one slot
+	due        []dueEntry // the slot being delivered, in due order (deliverSlot)
+	slotT      int64      // its slot time
+	slotLast   int64      // its newest entry when due was built
 	lastFlush  time.Time
 
 	pending   atomic.Int64
@@ -236,15 +240,30 @@ func (s *Service) run() {
 		n := s.enqueue(enqueueBatch)
 		wait := time.Duration(0)
 		for slots := 0; slots < 64; slots++ {
+			// Slot t holds the entries due in (t-p, t]: it opens at t-p, and each entry
+			// is delivered at its own time, in due order.
 			now := s.nowMs()
-			if s.cursor > now {
+			if s.cursor-s.p > now {
 				if n == 0 {
-					wait = min(time.Duration(s.cursor-now)*time.Millisecond, idlePoll)
+					wait = min(time.Duration(s.cursor-s.p-now)*time.Millisecond, idlePoll)
 				}
 				break
 			}
-			if !s.deliverSlot(s.cursor) {
+			next, ok := s.deliverSlot(s.cursor, now)
+			if !ok {
 				wait = retryWait
+				break
+			}
+			if next == 0 && s.cursor > s.nowMs() {
+				// Everything enqueued so far is delivered, but the slot's window is not
+				// over: a message due in it may still come. It stays open.
+				next = s.cursor
+			}
+			if next > 0 {
+				if n == 0 {
+					wait = min(time.Duration(next-s.nowMs())*time.Millisecond, idlePoll)
+					wait = max(wait, time.Millisecond)
+				}
 				break
 			}
 			s.cursor += s.p
@@ -338,10 +357,11 @@ func (s *Service) enqueueOne(u store.CQUnit, cqOff int64) {
 	if max := s.cursor + s.span - 2*s.p; t > max {
 		s.log.Warn().Int64("deliverMs", deliverMs).Msg("timer: deliver time beyond the wheel (maximum delay lowered?), delivered at the wheel's end")
 		t = max
+		deliverMs = t
 	}
 	pos := s.tl.end
 	prev := s.wh.link(t, pos)
-	e := entry{prevPos: prev, deliverMs: t, phyOffset: u.PhyOffset, cqOffset: cqOff, size: u.Size, state: statePending}
+	e := entry{prevPos: prev, deliverMs: deliverMs, phyOffset: u.PhyOffset, cqOffset: cqOff, size: u.Size, state: statePending}
 	if _, err := s.tl.append(e); err != nil {
 		s.log.Error().Err(err).Msg("timer: append to timerlog failed")
 		return
@@ -374,32 +394,54 @@ func parseMs(b []byte) (int64, bool) {
 	return v, true
 }
 
-// deliverSlot delivers the entries of slot t, oldest first. It reports false when a
-// delivery must be tried again later (the slot stays the cursor).
-func (s *Service) deliverSlot(t int64) bool {
+// deliverSlot delivers the entries of slot t that are due at now, in due order (ties in
+// enqueue order). It returns the due time of the next entry not yet due (0 when the slot
+// is done), and false when a delivery must be tried again later. The slot's due list is
+// kept between calls while no entry joins the slot.
+func (s *Service) deliverSlot(t, now int64) (int64, bool) {
 	last, _ := s.wh.slot(t)
-	s.due = s.due[:0]
-	first := s.tl.firstPos()
-	for pos := last; pos > 0 && pos-1 >= first; {
-		e, ok := s.tl.read(pos - 1)
-		if !ok || e.deliverMs != t {
-			break
+	if t != s.slotT || last != s.slotLast {
+		s.slotT, s.slotLast = t, last
+		s.due = s.due[:0]
+		first := s.tl.firstPos()
+		for pos := last; pos > 0 && pos-1 >= first; {
+			e, ok := s.tl.read(pos - 1)
+			if !ok || SlotTime(e.deliverMs, s.p) > t {
+				break
+			}
+			if e.state != stateDone {
+				s.due = append(s.due, dueEntry{pos: pos - 1, at: e.deliverMs})
+			}
+			pos = e.prevPos
 		}
-		if e.state != stateDone {
-			s.due = append(s.due, pos-1)
-		}
-		pos = e.prevPos
+		slices.SortFunc(s.due, func(a, b dueEntry) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.pos, b.pos)
+		})
 	}
-	for i := len(s.due) - 1; i >= 0; i-- {
+	for len(s.due) > 0 {
+		d := s.due[0]
+		if d.at > now {
+			return d.at, true
+		}
 		if s.stopped() {
-			return false
+			return 0, false
 		}
-		e, _ := s.tl.read(s.due[i])
-		if !s.deliver(s.due[i], e) {
-			return false
+		e, ok := s.tl.read(d.pos)
+		if ok && e.state != stateDone && !s.deliver(d.pos, e) {
+			return 0, false
 		}
+		s.due = s.due[1:]
+		now = s.nowMs()
 	}
-	return true
+	return 0, true
+}
+
+// dueEntry is one entry of the slot being delivered.
+type dueEntry struct {
+	pos, at int64
 }
 
 // deliver writes the parked message of entry e (at pos) to its real topic and queue. It
