@@ -122,7 +122,7 @@ type Service struct {
 
 	stop    chan struct{}
 	done    chan struct{}
-	running bool
+	running atomic.Bool // Start done, Shutdown not yet (Stats reads it from any goroutine)
 }
 
 // ErrClosed is returned by Start on a service already shut down.
@@ -157,7 +157,7 @@ func (s *Service) nowMs() int64 { return s.cfg.Now().UnixMilli() }
 // Start opens the files, rebuilds the wheel from the log (settling a delivery a crash
 // interrupted), and starts the loop.
 func (s *Service) Start() error {
-	if s.running {
+	if s.running.Load() {
 		return nil
 	}
 	select {
@@ -184,7 +184,7 @@ func (s *Service) Start() error {
 	}
 	s.tl, s.wh = tl, wh
 	s.rebuild(ck)
-	s.running = true
+	s.running.Store(true)
 	go s.run()
 	return nil
 }
@@ -193,7 +193,7 @@ func (s *Service) ckptPath() string { return filepath.Join(s.cfg.Dir, "checkpoin
 
 // Shutdown stops the loop, flushes the files and writes the checkpoint.
 func (s *Service) Shutdown() error {
-	if !s.running {
+	if !s.running.Load() {
 		select {
 		case <-s.stop:
 		default:
@@ -201,7 +201,7 @@ func (s *Service) Shutdown() error {
 		}
 		return nil
 	}
-	s.running = false
+	s.running.Store(false)
 	close(s.stop)
 	<-s.done
 	err := s.persist()
@@ -554,7 +554,7 @@ type Stats struct {
 // Stats returns the current figures; safe from any goroutine.
 func (s *Service) Stats() Stats {
 	st := Stats{Pending: s.pending.Load(), Delivered: s.delivered.Load(), LateMaxMs: s.lateMax.Load()}
-	if s.running {
+	if s.running.Load() {
 		st.EnqueueBehind = max(0, s.st.MaxOffsetInQueue(Topic, 0)-s.enqPub.Load())
 		if c := s.cursorPub.Load(); c > 0 {
 			st.DequeueBehindMs = max(0, s.nowMs()-c)
