@@ -166,3 +166,29 @@ func TestConformance_Timer_DisabledIgnoresProperties(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "the message in its topic at once", func() bool { return storedCount(c, topic, 8) == 1 })
 }
+
+// A transactional message with a timer property is timed from its commit (5.x: the commit's
+// putMessage runs the timer hook; the half message is not parked).
+func TestConformance_Timer_TransactionTimedFromCommit(t *testing.T) {
+	c := txCluster(t, nil)
+	topic := unique("TTimerTx")
+	l := newTxListener()
+	p, _ := newTxProducer(t, c.nsAddr(), l)
+	m := primitive.NewMessage(topic, []byte("tx-timer"))
+	m.WithProperty(timer.PropertyDelayMs, "2000")
+	sentAt := time.Now()
+	res, err := p.SendMessageInTransaction(context.Background(), m)
+	if err != nil || res.Status != primitive.SendOK || res.State != primitive.CommitMessageState {
+		t.Fatalf("send: %v %v", res, err)
+	}
+	eventually(t, 5*time.Second, "the committed message parked in the wheel", func() bool {
+		return c.broker.Store().MaxOffsetInQueue(timer.Topic, 0) == 1
+	})
+	if n := txStored(c, topic); n != 0 {
+		t.Fatalf("%d messages in %s before the time, want 0", n, topic)
+	}
+	eventually(t, 10*time.Second, "the committed timer message delivered", func() bool { return txStored(c, topic) == 1 })
+	if d := time.Since(sentAt); d < 2*time.Second {
+		t.Fatalf("delivered %v after the send, want ≥ 2 s", d)
+	}
+}
