@@ -57,6 +57,8 @@ func (b *Broker) startTimer() error {
 		MaxDelaySec: b.opts.Timer.MaxDelaySec,
 		SegmentSize: b.opts.Timer.SegmentSize,
 		Log:         b.log.With().Str("service", "timer").Logger(),
+		// A delivery counts as a put to its real topic, as a delay level's does.
+		OnDeliver: b.stats.IncTopicPut,
 	})
 	if err := s.Start(); err != nil {
 		return err

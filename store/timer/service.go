@@ -58,7 +58,7 @@ type Config struct {
 	SegmentSize int64  // timerlog segment bytes; 0 = DefaultSegmentSize
 	Log         zerolog.Logger
 	// OnDeliver is called after each delivered message is stored (broker statistics).
-	OnDeliver func(topic string, res store.PutResult)
+	OnDeliver func(topic string, queueID int32, res store.PutResult)
 	// Now is the clock (tests); nil = time.Now.
 	Now func() time.Time
 }
@@ -141,7 +141,7 @@ func New(cfg Config) *Service {
 		cfg.SegmentSize = DefaultSegmentSize
 	}
 	if cfg.OnDeliver == nil {
-		cfg.OnDeliver = func(string, store.PutResult) {}
+		cfg.OnDeliver = func(string, int32, store.PutResult) {}
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -481,7 +481,7 @@ func (s *Service) deliver(pos int64, e entry) bool {
 	if late := s.nowMs() - e.deliverMs; late > s.lateMax.Load() {
 		s.lateMax.Store(late)
 	}
-	s.cfg.OnDeliver(s.msg.Topic, res)
+	s.cfg.OnDeliver(s.msg.Topic, s.msg.QueueID, res)
 	return true
 }
 
