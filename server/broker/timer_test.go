@@ -98,3 +98,38 @@ func TestBroker_ApplyTimer_PrecedenceAndValidation(t *testing.T) {
 		t.Fatalf("timer off: err %v topic %s, want the properties ignored as a 4.x broker does", err, m.Topic)
 	}
 }
+
+// FuzzBroker_ApplyTimer: any property value is parked within the maximum delay, left
+// alone, or refused with MESSAGE_ILLEGAL and the message untouched; nothing panics.
+func FuzzBroker_ApplyTimer(f *testing.F) {
+	for _, s := range []struct{ k, v string }{
+		{timer.PropertyDelaySec, "7"}, {timer.PropertyDelayMs, "1500"}, {timer.PropertyDeliverMs, "99999999999999"},
+		{timer.PropertyDelaySec, "-1"}, {timer.PropertyDelayMs, "9223372036854775807"}, {timer.PropertyDeliverMs, "+5"},
+		{timer.PropertyDelaySec, ""}, {timer.PropertyDelayMs, "1e9"}, {message.PropertyDelayTimeLevel, "3"},
+	} {
+		f.Add(s.k, s.v)
+	}
+	b := &Broker{opts: Options{Timer: configs.DefaultTimer()}}
+	f.Fuzz(func(t *testing.T, k, v string) {
+		var p message.Properties
+		p.Set(k, v)
+		m := &message.Message{Topic: "T", QueueID: 1}
+		before := time.Now().UnixMilli()
+		perr := b.applyTimer(m, &p)
+		after := time.Now().UnixMilli()
+		switch {
+		case perr != nil:
+			if perr.Code != protocol.ResMessageIllegal || m.Topic != "T" {
+				t.Fatalf("%s=%q: refusal %v, topic %s", k, v, perr, m.Topic)
+			}
+		case m.Topic == timer.Topic:
+			out, _ := p.Get(timer.PropertyOutMs)
+			at, err := strconv.ParseInt(out, 10, 64)
+			if err != nil || at <= before || at > after+b.opts.Timer.MaxDelaySec*1000 {
+				t.Fatalf("%s=%q: parked with TIMER_OUT_MS %q (now %d)", k, v, out, before)
+			}
+		case m.Topic != "T":
+			t.Fatalf("%s=%q: topic %s", k, v, m.Topic)
+		}
+	})
+}
