@@ -19,12 +19,14 @@ const module = "github.com/skyrocket-mq/skyrocket/"
 // allowed lists, per package (and its sub-packages), the in-repo packages it may import.
 // A sub-package may also import its parent's other sub-packages.
 var allowed = map[string][]string{
-	"compat":          {},
-	"protocol":        {"compat"},
-	"codec/message":   {"compat"},
-	"codec":           {"protocol", "codec/message", "compat"},
-	"configs":         {"compat"},
-	"store":           {"codec/message", "compat"},
+	"compat":        {},
+	"protocol":      {"compat"},
+	"codec/message": {"compat"},
+	"codec":         {"protocol", "codec/message", "compat"},
+	"configs":       {"compat"},
+	"store":         {"codec/message", "compat"},
+	// store/timer is the timing wheel: it reads and writes through the store's API.
+	"store/timer":     {"store", "codec/message", "compat"},
 	"ha":              {"store", "codec/message", "compat"},
 	"server/remoting": {"protocol", "codec", "compat"},
 	"server/namesrv":  {"server/remoting", "protocol", "configs", "compat"},
@@ -33,7 +35,7 @@ var allowed = map[string][]string{
 	"server/metrics": {},
 	"server/broker": {"server/broker/acl", "server/broker/meta", "server/broker/schedule", "server/broker/transaction",
 		"server/broker/stats", "server/broker/clients", "server/broker/consumerfilter",
-		"server/remoting", "server/metrics", "protocol", "codec", "codec/message", "store", "ha", "configs", "compat"},
+		"server/remoting", "server/metrics", "protocol", "codec", "codec/message", "store", "store/timer", "ha", "configs", "compat"},
 	// The broker's leaf packages never import the broker: they get what they need from it
 	// through a dependency struct. Each lists exactly what it imports.
 	"server/broker/acl":            {"protocol", "compat"},

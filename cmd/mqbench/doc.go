@@ -6,7 +6,7 @@
 // Modes:
 //
 //	produce     SEND_MESSAGE (10, V1 header) / SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE
-//	            (320, V2 header, §5.6 body); -kind sync|async|oneway|batch|tx; -delay LEVEL;
+//	            (320, V2 header, §5.6 body); -kind sync|async|oneway|batch|tx; -delay LEVEL; -timer D [-timer-spread S];
 //	            -create-topic; -await-delivery reads the topic back (delivery.go)
 //	consume     PULL_MESSAGE like a push consumer: heartbeat with the subscription, one
 //	            pull in flight per queue, suspend flag, bodies walked record by record

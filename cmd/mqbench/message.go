@@ -80,11 +80,17 @@ type sendSpec struct {
 	// delayLevel > 0 adds DELAY=<level> (Java: Message#setDelayTimeLevel): the broker
 	// parks the message in SCHEDULE_TOPIC_XXXX and delivers it to the topic once due.
 	delayLevel int
+	// timerDelay > 0 adds TIMER_DELIVER_MS = now + timerDelay + a spread part that walks
+	// [0, timerSpread) (the 5.x timer property, served by Skyrocket as an extension).
+	timerDelay, timerSpread time.Duration
 	// tx makes every message a transactional half message, as
 	// TransactionMQProducer#sendMessageInTransaction sends it: TRAN_MSG=true and PGROUP
 	// in the properties, TRANSACTION_PREPARED_TYPE in the header's sysFlag.
 	tx bool
 }
+
+// propertyTimerDeliverMs is 5.x's absolute timer property (MessageConst.PROPERTY_TIMER_DELIVER_MS).
+const propertyTimerDeliverMs = "TIMER_DELIVER_MS"
 
 // sendBuilder encodes send frames for one connection, reusing its buffers.
 type sendBuilder struct {
@@ -97,6 +103,7 @@ type sendBuilder struct {
 	keySeq uint64
 	delay  string      // DELAY's value, "" for none
 	signer *acl.Signer // -ak/-sk: this connection's signer
+	timerN int64       // timer messages built so far (walks the spread)
 }
 
 func newSendBuilder(spec *sendSpec, instance uint32) *sendBuilder {
@@ -127,6 +134,14 @@ func (b *sendBuilder) appendProps(dst []byte) []byte {
 	}
 	if b.delay != "" {
 		dst = message.AppendProperty(dst, message.PropertyDelayTimeLevel, b.delay)
+	}
+	if b.spec.timerDelay > 0 {
+		at := time.Now().Add(b.spec.timerDelay).UnixMilli()
+		if sp := b.spec.timerSpread.Milliseconds(); sp > 0 {
+			b.timerN++
+			at += b.timerN * 7919 % sp // a prime stride: dues fill the spread evenly, not in send order
+		}
+		dst = message.AppendProperty(dst, propertyTimerDeliverMs, strconv.FormatInt(at, 10))
 	}
 	if b.spec.tx {
 		dst = message.AppendProperty(dst, message.PropertyTransactionPrepared, "true")

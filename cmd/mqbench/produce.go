@@ -38,6 +38,8 @@ type produceOpts struct {
 
 	delay         int
 	delayLevels   string
+	timerDelay    time.Duration
+	timerSpread   time.Duration
 	createTopic   bool
 	awaitDelivery time.Duration
 }
@@ -60,6 +62,8 @@ func (o *produceOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.ak, "ak", "", "ACL access key: sign every request to the broker (heartbeat, sends, -create-topic) as a Java 4.9.4+ client does; needs -sk")
 	fs.StringVar(&o.sk, "sk", "", "ACL secret key (-ak)")
 	fs.IntVar(&o.delay, "delay", 0, "DELAY level of every message (1 = the first of -delay-levels); 0: none")
+	fs.DurationVar(&o.timerDelay, "timer", 0, "timer messages (Skyrocket extension, 5.x property): TIMER_DELIVER_MS = send time + this (+ -timer-spread); 0: none")
+	fs.DurationVar(&o.timerSpread, "timer-spread", 0, "spread -timer messages' due times over this much more, evenly")
 	fs.StringVar(&o.delayLevels, "delay-levels", defaultDelayLevels, "the broker's messageDelayLevel, for the due time of -delay messages")
 	fs.BoolVar(&o.createTopic, "create-topic", false, "create (or update) the topic with -q read/write queues first (UPDATE_AND_CREATE_TOPIC, as mqadmin updateTopic); needs -b")
 	fs.Float64Var(&o.rate, "rate", 0, "open loop: send this many requests per second in all, on a fixed schedule, latency from each request's due time (pace.go); -w bounds the requests in flight per connection. 0: closed loop (refill the window as answers come)")
@@ -98,6 +102,10 @@ func (o *produceOpts) check() error {
 		return fmt.Errorf("%w: -delay %d", errUsage, o.delay)
 	case o.rate < 0 || (o.rate > 0 && (o.kind == "oneway" || o.kind == "tx")):
 		return fmt.Errorf("%w: -rate %g (a positive rate of answered sends: -kind sync, async or batch)", errUsage, o.rate)
+	case o.timerDelay < 0 || o.timerSpread < 0 || (o.timerSpread > 0 && o.timerDelay == 0):
+		return fmt.Errorf("%w: -timer %v -timer-spread %v (a spread needs -timer > 0)", errUsage, o.timerDelay, o.timerSpread)
+	case o.timerDelay > 0 && o.delay > 0:
+		return fmt.Errorf("%w: -timer and -delay together (DELAY would win)", errUsage)
 	}
 	switch o.kind {
 	case "sync", "async", "oneway", "batch", "tx":
@@ -115,7 +123,8 @@ func (o *produceOpts) check() error {
 func (o *produceOpts) spec() *sendSpec {
 	st, _ := o.serializeType()
 	s := &sendSpec{creds: credentials{o.ak, o.sk}, code: protocol.RequestCode(o.code), serialize: st, group: o.group, topic: o.topic, bname: o.bname,
-		tags: o.tags, keys: o.keys, batch: 1, body: makeBody(o.size), delayLevel: o.delay, tx: o.kind == "tx"}
+		tags: o.tags, keys: o.keys, batch: 1, body: makeBody(o.size), delayLevel: o.delay, tx: o.kind == "tx",
+		timerDelay: o.timerDelay, timerSpread: o.timerSpread}
 	if o.kind == "batch" {
 		s.code, s.batch = protocol.CodeSendBatchMessage, o.batch
 	}
@@ -235,7 +244,7 @@ func probeSend(addr string, spec *sendSpec) error {
 	}
 	// A plain message: a delayed or half probe would reach the topic later (or never)
 	// and be counted by -await-delivery.
-	one.delayLevel, one.tx = 0, false
+	one.delayLevel, one.tx, one.timerDelay = 0, false, 0
 	b := newSendBuilder(&one, probeInstance)
 	frame := b.append(nil, 1, 0, false)
 	cmd, err := callFrame(nc, frame, 1, time.Second)
@@ -385,6 +394,13 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 
 // dueFunc says when a message of this run is due in its topic (see delivery.go).
 func (o *produceOpts) dueFunc() (string, func(r *message.Record) int64, error) {
+	if o.timerDelay > 0 {
+		return "TIMER_DELIVER_MS", func(r *message.Record) int64 {
+			v, _ := r.Property(propertyTimerDeliverMs)
+			ms, _ := strconv.ParseInt(string(v), 10, 64)
+			return ms
+		}, nil
+	}
 	if o.delay > 0 {
 		d, err := delayOf(o.delayLevels, o.delay)
 		if err != nil {

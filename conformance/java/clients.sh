@@ -118,11 +118,15 @@ start_servers
 echo "clients: $MODE NameServer $NAMESRV, Broker $BROKER (VIP 127.0.0.1:$((BROKER_PORT - 2))), started in $((SECONDS - T0)) s"
 
 SENDS=send-sync,send-async,send-oneway,send-batch,large-compressed,oversized-body,vip-channel,retry-reconsume-later,delay-level,transaction-check-back,request-reply,query-view-message
-scenario_run 4.9.8/json scenarios -- -- --state "$WORK/state49"
-scenario_run 4.9.8/rocketmq scenarios -- -Drocketmq.serialize.type=ROCKETMQ -- --skip broker-restart-before
+# timer-properties (Skyrocket's timer messages, a 5.x feature a 4.x broker ignores) runs once,
+# with the 4.9.8 client against Skyrocket: it lasts a minute.
+FIRST_SKIP=()
+[ $MODE = java ] && FIRST_SKIP=(--skip timer-properties)
+scenario_run 4.9.8/json scenarios -- -- --state "$WORK/state49" "${FIRST_SKIP[@]+"${FIRST_SKIP[@]}"}"
+scenario_run 4.9.8/rocketmq scenarios -- -Drocketmq.serialize.type=ROCKETMQ -- --skip broker-restart-before,timer-properties
 scenario_run 4.9.8/send-v1 scenarios -- -Dorg.apache.rocketmq.client.sendSmartMsg=false -- --only "$SENDS"
-scenario_run 4.2.0/json scenarios42 -- -- --state "$WORK/state42"
-scenario_run 4.2.0/rocketmq scenarios42 ROCKETMQ_SERIALIZE_TYPE=ROCKETMQ -- -- --skip broker-restart-before
+scenario_run 4.2.0/json scenarios42 -- -- --state "$WORK/state42" --skip timer-properties
+scenario_run 4.2.0/rocketmq scenarios42 ROCKETMQ_SERIALIZE_TYPE=ROCKETMQ -- -- --skip broker-restart-before,timer-properties
 
 t=$SECONDS
 stop_servers

@@ -70,6 +70,7 @@ func (b *Broker) runtimeInfo() map[string]string {
 	m["putLatency99"] = fmt.Sprintf("%.2f", s.PutLatencyPercentile(0.99))
 	m["putLatency999"] = fmt.Sprintf("%.2f", s.PutLatencyPercentile(0.999))
 	b.scheduleRunningStats(m)
+	b.timerRunningStats(m)
 
 	m["brokerVersionDesc"] = protocol.VersionDesc(protocol.CurrentVersion)
 	m["brokerVersion"] = strconv.Itoa(int(protocol.CurrentVersion))

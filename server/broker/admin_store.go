@@ -24,6 +24,7 @@ package broker
 //     (remoteIP as Java's SocketAddress#toString, "/ip:port").
 
 import (
+	"github.com/skyrocket-mq/skyrocket/store/timer"
 	"sort"
 	"strconv"
 
@@ -71,6 +72,7 @@ func (b *Broker) cleanUnusedTopic(_ *remoting.Context, req *protocol.Command) (*
 	for _, t := range b.topics.Names() {
 		keep[t] = true
 	}
+	keep[timer.Topic] = true // the timing wheel's parked messages (timer.go), not in the topic table
 	before := b.store.Topics()
 	b.store.CleanUnusedTopics(keep)
 	if b.autoDeleteUnusedStats() {

@@ -25,6 +25,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
+	"github.com/skyrocket-mq/skyrocket/store/timer"
 )
 
 // Broker is a running RocketMQ broker (Java: BrokerController).
@@ -40,6 +41,7 @@ type Broker struct {
 	filters     *consumerfilter.Manager
 	holds       *pullHolds
 	schedule    *schedule.Service      // delay levels (schedule.go); nil until Start
+	timer       *timer.Service         // timer messages (timer.go); nil when off, on a slave, before Start
 	tx          *transaction.Service   // half/op records and the check (transactions.go)
 	syncReplies *syncReplies           // SYNC_FLUSH and SYNC_MASTER answers (sync_replies.go)
 	haMaster    *ha.Master             // replication to slaves; nil on a slave (replication.go)
@@ -194,6 +196,9 @@ func (b *Broker) Start() error {
 	if err := b.startSchedule(); err != nil {
 		b.log.Error().Err(err).Msg("start schedule service")
 	}
+	if err := b.startTimer(); err != nil {
+		b.log.Error().Err(err).Msg("start timer service")
+	}
 	b.startTransactionCheck()
 	b.registerAll(true)
 	b.every(b.registerPeriod(), func() { b.registerAll(false) })
@@ -274,6 +279,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.unregisterAll()
 		b.stopTransactionCheck()
 		b.stopSchedule()
+		b.stopTimer()
 		b.holds.shutdown()
 		if e := b.rs.Shutdown(ctx); e != nil {
 			err = e

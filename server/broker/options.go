@@ -98,6 +98,7 @@ type Options struct {
 	SlaveSyncPeriod time.Duration
 
 	Store  store.Config
+	Timer  configs.Timer // timer messages (timer.go), a Skyrocket extension
 	Logger zerolog.Logger
 
 	// Config is the configuration snapshot the options were derived from (OptionsFrom,

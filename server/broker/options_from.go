@@ -69,6 +69,7 @@ func baseOptions() Options {
 		EventLoops:      0,                // gnet's default (one per core); Netty's selector threads differ in kind
 		SlaveSyncPeriod: 10 * time.Second, // SlaveSynchronize's period (Java: fixed 10 s)
 		HA:              ha.DefaultConfig(),
+		Timer:           configs.DefaultTimer(),
 	}
 }
 
@@ -162,6 +163,11 @@ func OptionsFrom(cfg *configs.Broker) (Options, error) {
 		o.HAMasterAddress = sc.HaMasterAddress
 	}
 	o.SlaveTimeout = millis(int64(sc.SlaveTimeout))
+	tc, err := configs.TimerFrom(cfg.FileProps)
+	if err != nil {
+		return Options{}, err
+	}
+	o.Timer = tc
 
 	o.Config = cfg.Clone() // GET/UPDATE_BROKER_CONFIG, statistics settings
 	return o, nil

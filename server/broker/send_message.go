@@ -131,6 +131,9 @@ func (b *Broker) sendMessage(ctx *remoting.Context, req *protocol.Command) (*pro
 		// Java: Message#getDelayTimeLevel's Integer.parseInt throws in CommitLog#asyncPutMessage.
 		return nil, &protocol.Error{Code: protocol.ResSystemError, Remark: protocol.NumberFormatRemark(v)}
 	}
+	if perr := b.applyTimer(m, &sc.props); perr != nil {
+		return fail(resp, perr.Code, perr.Remark), nil
+	}
 	b.applyDelay(m, &sc.props)
 	sc.buf = sc.props.AppendTo(sc.buf[:0])
 	m.Properties = sc.buf
@@ -390,6 +393,10 @@ func (b *Broker) sendBatch(ctx *remoting.Context, req *protocol.Command, h *prot
 		if l, _ := strconv.Atoi(v); l > 0 {
 			return b.putFailure(resp, store.PutMessageIllegal, nil), nil
 		}
+	}
+	if b.opts.Timer.Enable && hasTimerProperty(&sc.props) {
+		// Not built: 5.x parks the whole batch from its header's timer property.
+		return fail(resp, protocol.ResMessageIllegal, "timer properties on a batch are not supported by this broker; send the messages one by one"), nil
 	}
 	wait, hasWait := sc.props.Get(message.PropertyWaitStoreMsgOK)
 	waitStore := !hasWait || wait != "false"

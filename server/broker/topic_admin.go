@@ -11,6 +11,7 @@ package broker
 // OutOfMemoryError answer, and would end a Go process.
 
 import (
+	"github.com/skyrocket-mq/skyrocket/store/timer"
 	"strconv"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
@@ -80,6 +81,7 @@ func (b *Broker) deleteTopicInBroker(ctx *remoting.Context, req *protocol.Comman
 	for _, t := range b.topics.Names() {
 		keep[t] = true
 	}
+	keep[timer.Topic] = true // the timing wheel's parked messages (timer.go), not in the topic table
 	b.store.CleanUnusedTopics(keep)
 	if b.autoDeleteUnusedStats() {
 		b.stats.OnTopicDeleted(h.Topic)

@@ -74,7 +74,7 @@ func (b *Broker) newTransactions() *transaction.Service {
 			return nil
 		},
 		Announce:         func(tc protocol.TopicConfig) { b.announceTopic(tc) },
-		ApplyDelay:       b.applyDelay,
+		ApplyDelay:       b.applySchedule,
 		StoreHost:        b.storeHost,
 		Log:              b.log,
 		Stop:             b.stop,

@@ -116,7 +116,11 @@ func (s *Service) CommitMessage(half *Message, commitLogOffset int64) (*message.
 		SysFlag:       r.SysFlag&^message.TransactionRollback | message.TransactionCommit,
 		BornTimestamp: r.BornTimestamp, BornHost: r.BornHost, StoreHost: r.StoreHost, ReconsumeTimes: r.ReconsumeTimes,
 		PreparedTransactionOffset: commitLogOffset, Properties: r.Properties}
-	if _, ok := half.Props.Get(message.PropertyDelayTimeLevel); ok {
+	_, delay := half.Props.Get(message.PropertyDelayTimeLevel)
+	_, t1 := half.Props.Get("TIMER_DELIVER_MS")
+	_, t2 := half.Props.Get("TIMER_DELAY_SEC")
+	_, t3 := half.Props.Get("TIMER_DELAY_MS")
+	if delay || t1 || t2 || t3 {
 		// The store re-encodes the map, which no longer has REAL_*/TRAN_MSG.
 		var p message.Properties
 		p.Parse(string(r.Properties))
@@ -124,7 +128,7 @@ func (s *Service) CommitMessage(half *Message, commitLogOffset int64) (*message.
 		p.Delete(message.PropertyRealQueueID)
 		p.Delete(message.PropertyTransactionPrepared)
 		s.cfg.ApplyDelay(m, &p)
-		if m.Topic == scheduleTopic {
+		if m.Topic != topic { // parked by a delay level or a timer (5.x: the commit's putMessage hook)
 			m.Properties = p.AppendTo(nil)
 		}
 	}

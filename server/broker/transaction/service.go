@@ -23,8 +23,6 @@ const (
 
 	// removeTag tags op messages (Java: TransactionalMessageUtil.REMOVETAG).
 	removeTag = "d"
-	// scheduleTopic is where the store parks a committed message with DELAY.
-	scheduleTopic = "SCHEDULE_TOPIC_XXXX"
 )
 
 // Topics is the part of the broker's topic table the service uses (the broker's

@@ -13,6 +13,7 @@ final class Scenarios {
         l.addAll(SendScenarios.all());
         l.addAll(ConsumeScenarios.all());
         l.addAll(OffsetScenarios.all());
+        l.addAll(TimerScenarios.all());
         l.add(Restart.first());
         return l;
     }

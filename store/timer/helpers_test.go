@@ -1,0 +1,88 @@
+package timer
+
+import (
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/store"
+)
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func openTestStore(t testing.TB, root string) *store.Store {
+	t.Helper()
+	sc := store.DefaultConfig(root)
+	sc.MappedFileSizeCommitLog = 8 << 20
+	sc.MappedFileSizeConsumeQueue = 100000 * 20
+	sc.MaxHashSlotNum = 1000
+	sc.MaxIndexNum = 4000
+	st, err := store.Open(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func newTestService(st *store.Store, root string, precision int64) *Service {
+	return New(Config{Store: st, Dir: filepath.Join(root, "timer"), PrecisionMs: precision, SegmentSize: entrySize * 1000})
+}
+
+var testHost = netip.MustParseAddrPort("127.0.0.1:10911")
+
+var seq atomic.Int64
+
+// park stores a timer message as the broker's send hook leaves it, due at dueMs, and
+// returns its UNIQ_KEY.
+func park(t testing.TB, st *store.Store, realTopic string, qid int32, dueMs, _ int64) string {
+	t.Helper()
+	uniq := fmt.Sprintf("C0A80001%024d", seq.Add(1))
+	var p message.Properties
+	p.Set(message.PropertyTags, "TagA")
+	p.Set(message.PropertyKeys, "k-"+uniq)
+	p.Set(message.PropertyUniqClientMessageIDKeyIdx, uniq)
+	p.Set(PropertyDeliverMs, strconv.FormatInt(dueMs, 10))
+	p.Set(PropertyOutMs, strconv.FormatInt(dueMs, 10))
+	p.Set(message.PropertyRealTopic, realTopic)
+	p.Set(message.PropertyRealQueueID, strconv.Itoa(int(qid)))
+	m := message.Message{Topic: Topic, QueueID: 0, Flag: 3, Body: []byte("body-" + uniq), BornTimestamp: time.Now().UnixMilli(),
+		BornHost: testHost, StoreHost: testHost, Properties: p.AppendTo(nil)}
+	if _, err := st.PutMessage(&m); err != nil {
+		t.Fatal(err)
+	}
+	return uniq
+}
+
+// delivered returns the records of a real queue, with their store times.
+func delivered(t testing.TB, st *store.Store, topic string, q int32) []message.Record {
+	t.Helper()
+	var out []message.Record
+	for _, u := range st.ConsumeQueueUnits(topic, q, st.MinOffsetInQueue(topic, q), 1<<20) {
+		b, release, err := st.MessageByOffset(u.PhyOffset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := message.DecodeRecord(append([]byte(nil), b...))
+		release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package timer
+
+const raceSlack = 0
