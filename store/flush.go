@@ -177,6 +177,11 @@ func (s *Store) flushConsumeQueues(least int) error {
 	}
 	s.cqMu.RUnlock()
 	var errs []error
+	// The directories of ConsumeQueue files created since the last pass (lazy.go): made
+	// durable before the units in them are flushed and a checkpoint counts on them.
+	if err := syncDirs(cqs); err != nil {
+		errs = append(errs, err)
+	}
 	for _, cq := range cqs {
 		var err error
 		if least == 0 {
