@@ -16,6 +16,8 @@
 // Skyrocket adds -bind IP (listen on one address instead of every interface; it is also
 // the advertised brokerIP1/brokerIP2 unless the file sets them) and
 // -log-level (trace, debug, info, warn, error; default $SKYROCKET_LOG_LEVEL or info).
+// Logs go to stderr; -log-dir DIR (or $SKYROCKET_LOG_DIR) writes them to DIR/broker.log
+// instead, Java's name (Java: ~/logs/rocketmqlogs), rotated at 128 MB, 20 files kept gzipped.
 // SIGINT and SIGTERM drain, then shut down cleanly: the broker re-registers with the
 // NameServers without write permission and keeps serving sends in flight and pulls for
 // -drain (default 35 s, or $SKYROCKET_DRAIN; 0 skips it), so producers move to the other
@@ -76,12 +78,13 @@ type options struct {
 	help           bool
 	bind           string
 	logLevel       string
+	logDir         string
 	drain          time.Duration
 	pidFile        string
 }
 
 // usage is Java's -h text (commons-cli HelpFormatter layout) plus Skyrocket's flags.
-const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>] [-log-level <level>] [-drain <duration>] [-pid-file <path>]
+const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>] [-log-level <level>] [-log-dir <dir>] [-drain <duration>] [-pid-file <path>]
  -c,--configFile <arg>          Broker config properties file
  -h,--help                      Print help
  -m,--printImportantConfig      Print important config item
@@ -90,6 +93,8 @@ const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>]
  -bind <ip>                     Skyrocket: listen on this IP only (default: every interface, as Java);
                                 also brokerIP1/brokerIP2 unless the config file sets them
  -log-level <level>             Skyrocket: trace, debug, info, warn, error (default: $SKYROCKET_LOG_LEVEL or info)
+ -log-dir <dir>                 Skyrocket: log to <dir>/broker.log (128 MB files, 20 kept, gzipped) instead of stderr,
+                                e.g. ~/logs/rocketmqlogs as Java (default: $SKYROCKET_LOG_DIR)
  -drain <duration>              Skyrocket: on SIGTERM, serve read-only this long before stopping (default: $SKYROCKET_DRAIN or 35s; 0: none)
  -pid-file <path>               Skyrocket: write the process id here (default: <storePathRootDir>/broker.pid; "none": no file)
 `
@@ -115,6 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	}
 	fs.StringVar(&o.bind, "bind", "", "Skyrocket: listen on this IP only (default: every interface, as Java)")
 	fs.StringVar(&o.logLevel, "log-level", server.DefaultLogLevel(), "Skyrocket: log level (trace, debug, info, warn, error; env "+server.LogLevelEnv+")")
+	fs.StringVar(&o.logDir, "log-dir", os.Getenv(server.LogDirEnv), "Skyrocket: log to <dir>/broker.log with rotation instead of stderr (env "+server.LogDirEnv+")")
 	drain := server.DefaultDrainWindow
 	if v := strings.TrimSpace(os.Getenv(DrainEnv)); v != "" {
 		d, err := parseDrain(v)
@@ -175,6 +181,12 @@ func runDrain(ctx context.Context, cut <-chan struct{}, args []string, stdout, s
 		return 1
 	}
 	log, err := server.NewConsoleLogger(stderr, o.logLevel)
+	if err == nil && o.logDir != "" {
+		var closer io.Closer
+		if log, closer, err = server.NewFileLogger(o.logDir, "broker.log", o.logLevel); err == nil {
+			defer closer.Close()
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mqbroker:", err)
 		return 1
