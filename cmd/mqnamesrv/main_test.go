@@ -125,7 +125,9 @@ func TestRun_LogDirAndPidFile(t *testing.T) {
 	defer cancel()
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"-c", conf, "-bind", "127.0.0.1", "-log-dir", logDir}, &out, &errOut) }()
+	go func() {
+		done <- run(ctx, []string{"-c", conf, "-bind", "127.0.0.1", "-log-dir", logDir}, &out, &errOut)
+	}()
 	pid := filepath.Join(dir, "ns", "namesrv.pid")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
