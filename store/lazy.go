@@ -7,7 +7,7 @@ package store
 // 6 GB of fallocated ConsumeQueue blocks and 400 MB of index for a few MB of data. These
 // files are now created at their full size but sparse (ftruncate), with only their first
 // bytes reserved; the writer (the dispatcher) reserves the next blocks with fallocate just
-// before it writes there (ensure), 4 KiB first, then doubling up to 1 MiB at a time. A
+// before it writes there (ensure), 16 KiB first, then doubling up to 1 MiB at a time. A
 // write through the mapping therefore still lands only on reserved blocks: a full disk
 // is an ENOSPC from fallocate, which dispatch reports and retries, never a SIGBUS, as
 // with the CommitLog (doc.go). An IndexFile reserves its header and hash-slot table
@@ -28,8 +28,8 @@ import (
 )
 
 const (
-	lazyGrowMin = 4 << 10 // the first reservation of a ConsumeQueue file, and the least step
-	lazyGrowMax = 1 << 20 // the most one step reserves
+	lazyGrowMin = 16 << 10 // the first reservation of a ConsumeQueue file (819 units), and the least step
+	lazyGrowMax = 1 << 20  // the most one step reserves
 )
 
 func pageUp(n int64) int64 { return (n + osPageSize - 1) &^ (osPageSize - 1) }

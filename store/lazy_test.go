@@ -21,7 +21,7 @@ func realBytes(t *testing.T, path string) (real, size int64) {
 	return st.Blocks * 512, st.Size
 }
 
-// A ConsumeQueue file is created sparse with 4 KiB reserved and grows by fallocate ahead
+// A ConsumeQueue file is created sparse with 16 KiB reserved and grows by fallocate ahead
 // of the units; when a growth step finds the disk full, dispatch holds the puts (as for a
 // file creation) and takes up where it stopped once space returns: no unit lost, none
 // twice. After a restart the loaded file grows from its write position.
@@ -41,22 +41,22 @@ func TestConsumeQueue_LazyReserve_GrowsFailsAndResumes(t *testing.T) {
 		return preallocate(f, off, n)
 	}
 	s := openStore(t, c)
-	const first = 300 // 6,000 bytes of units: past the first 4 KiB
+	const first = 1000 // 20,000 bytes of units: past the first 16 KiB
 	for i := 0; i < first; i++ {
 		mustPut(t, s, testMessage("TopicL", 0, body(i), ""))
 	}
 	waitDispatched(t, s)
 	path := filepath.Join(c.RootDir, "consumequeue", "TopicL", "0", fileName(0))
 	real, size := realBytes(t, path)
-	if size != c.MappedFileSizeConsumeQueue || real > 16<<10 {
-		t.Fatalf("ConsumeQueue file: %d bytes on disk of %d, want whole size and <= 16 KiB", real, size)
+	if size != c.MappedFileSizeConsumeQueue || real > 32<<10 {
+		t.Fatalf("ConsumeQueue file: %d bytes on disk of %d, want whole size and <= 32 KiB", real, size)
 	}
-	if len(grows) != 2 || grows[0] != 0 || grows[1] != 4096 {
-		t.Fatalf("reservations from %v, want [0 4096]", grows)
+	if len(grows) != 2 || grows[0] != 0 || grows[1] != 16384 {
+		t.Fatalf("reservations from %v, want [0 16384]", grows)
 	}
-	// Fill up to the reserved end (12 KiB = 614 units), then the disk is full.
+	// Fill up to the reserved end (32 KiB = 1638 units), then the disk is full.
 	n := first
-	for ; n < 614; n++ {
+	for ; n < 1638; n++ {
 		mustPut(t, s, testMessage("TopicL", 0, body(n), ""))
 	}
 	waitDispatched(t, s)
@@ -109,7 +109,7 @@ func TestConsumeQueue_LazyReserve_GrowsFailsAndResumes(t *testing.T) {
 	if len(grows) == 0 || grows[0] < pageUp(int64(n-400)*cqUnitSize) {
 		t.Fatalf("after the restart reservations from %v: the first must start past the loaded units", grows)
 	}
-	if real, _ := realBytes(t, path); real > 64<<10 {
+	if real, _ := realBytes(t, path); real > 128<<10 {
 		t.Fatalf("ConsumeQueue file holds %d bytes on disk for %d units", real, n)
 	}
 }
@@ -130,8 +130,8 @@ func TestStore_IndexSparse_SpareOnlyWhenHalfFull(t *testing.T) {
 	}
 	real, size := realBytes(t, filepath.Join(c.RootDir, "index", files[0]))
 	slots := int64(indexHeaderSize + c.MaxHashSlotNum*indexSlotSize)
-	if size != int64(indexFileSize(c.MaxHashSlotNum, c.MaxIndexNum)) || real < slots || real > slots+16<<10 {
-		t.Fatalf("index file %d bytes on disk of %d, want the slot table (%d) + at most 16 KiB", real, size, slots)
+	if size != int64(indexFileSize(c.MaxHashSlotNum, c.MaxIndexNum)) || real < slots || real > slots+32<<10 {
+		t.Fatalf("index file %d bytes on disk of %d, want the slot table (%d) + at most 32 KiB", real, size, slots)
 	}
 	if s.cl.spareFile() != nil || len(fileNames(t, s.cfg.CommitLogDir)) != 1 {
 		t.Fatalf("a next CommitLog file exists while the first holds one message: %v", fileNames(t, s.cfg.CommitLogDir))
