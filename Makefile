@@ -12,13 +12,14 @@ UNIT_PKGS  = $(shell $(GO) list ./... | grep -v '/conformance')
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := $(BIN)/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: help build test unit fuzz race bench lint staticcheck run run-ha conformance conformance-java generate check-generated clean bench-compare
+.PHONY: help build image test unit fuzz race bench lint staticcheck run run-ha conformance conformance-java generate check-generated clean bench-compare
 
 help:
 	@echo "make run              build and start NameServer + Broker (all-in-one) on the default ports, data in ./data"
 	@echo "make run-ha           build and start NameServer :9886, SYNC_MASTER :10921 and SLAVE :10931, data in ./data-ha"
 	@echo "make test             what CI runs after lint: build, race, conformance, fuzz, conformance-java"
-	@echo "make build            binaries into bin/"
+	@echo "make build            binaries into bin/ (and the mqshutdown script)"
+	@echo "make image            the container image (docker build, IMAGE=$(IMAGE)); without a docker daemon, its root filesystem as bin/skyrocket-rootfs.tar.gz"
 	@echo "make unit             unit tests (every package but conformance/), no race detector: the quick loop"
 	@echo "make race             unit tests with the race detector (part of make test)"
 	@echo "make conformance      Go conformance suite: real processes, Go client, differential runs"
@@ -35,6 +36,18 @@ help:
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/...
+	@cp cmd/mqshutdown/mqshutdown $(BIN)/
+
+# The Dockerfile's image when a docker daemon answers; otherwise the same files (static
+# binaries, entrypoint, users, volume directories: .ci/rootfs.sh) as a tarball.
+IMAGE ?= skyrocket:dev
+image:
+	@if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \
+	  docker build -t $(IMAGE) . ; \
+	else \
+	  echo "no docker daemon: building the image's root filesystem instead"; \
+	  GO=$(GO) ./.ci/rootfs.sh $(BIN)/skyrocket-rootfs.tar.gz; \
+	fi
 
 unit:
 	$(GO) test -count=1 -timeout 20m $(UNIT_PKGS)

@@ -74,15 +74,16 @@ type proc struct {
 }
 
 // childEnv keeps children away from the user's home ($HOME/store, $HOME/namesrv) and
-// from a NameServer named in the environment.
+// from a NameServer named in the environment, and makes a SIGTERM'd mqbroker stop without
+// its drain window (SKYROCKET_DRAIN=0; drain_test.go passes -drain itself).
 func childEnv(home string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "NAMESRV_ADDR=") {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "NAMESRV_ADDR=") && !strings.HasPrefix(kv, "SKYROCKET_DRAIN=") {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "HOME="+home)
+	return append(env, "HOME="+home, "SKYROCKET_DRAIN=0")
 }
 
 // startProc starts bin with args; at the end of the test it is killed if still running,

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
+	"gopkg.in/natefinch/lumberjack.v2"
 )
 
 // LogLevelEnv is the environment variable the binaries read for their log level when
@@ -33,6 +35,45 @@ func NewConsoleLogger(w io.Writer, level string) (zerolog.Logger, error) {
 	}
 	cw := zerolog.ConsoleWriter{Out: w, TimeFormat: "2006-01-02 15:04:05.000", NoColor: true}
 	return zerolog.New(cw).Level(lvl).Hook(msTimestamp{}), nil
+}
+
+// LogDirEnv is the environment variable with the binaries' -log-dir default.
+const LogDirEnv = "SKYROCKET_LOG_DIR"
+
+// JavaLogDir is where Java's servers write their logs: ~/logs/rocketmqlogs.
+func JavaLogDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = "."
+	}
+	return filepath.Join(home, "logs", "rocketmqlogs")
+}
+
+// Log file rotation, Java's logback_broker.xml sizes for broker.log: 128 MB per file, 20
+// rolled files kept, gzipped (Java rolls into otherdays/; lumberjack keeps them beside the
+// live file as name-<time>.log.gz).
+const (
+	logFileMaxMB   = 128
+	logFileBackups = 20
+)
+
+// NewFileLogger is NewConsoleLogger writing to dir/name (broker.log, namesrv.log: Java's
+// names), rotated by size with gzip, instead of stderr. Close the returned closer at exit.
+func NewFileLogger(dir, name, level string) (zerolog.Logger, io.Closer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return zerolog.Nop(), nil, fmt.Errorf("server: log dir: %w", err)
+	}
+	lj := &lumberjack.Logger{Filename: filepath.Join(dir, name), MaxSize: logFileMaxMB, MaxBackups: logFileBackups, Compress: true}
+	// Open now: a directory that cannot be written is an error at start, not a lost line.
+	if _, err := lj.Write(nil); err != nil {
+		return zerolog.Nop(), nil, fmt.Errorf("server: log file: %w", err)
+	}
+	log, err := NewConsoleLogger(lj, level)
+	if err != nil {
+		_ = lj.Close()
+		return log, nil, err
+	}
+	return log, lj, nil
 }
 
 // msTimestamp stamps each event with RFC 3339 time to the nanosecond. zerolog's own

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/skyrocket-mq/skyrocket/server/broker"
 	"github.com/skyrocket-mq/skyrocket/server/metrics"
@@ -87,8 +88,28 @@ func (n *Node) Shutdown(ctx context.Context) error {
 
 // Run blocks until ctx is done (cmd/ cancels it on SIGINT or SIGTERM), then shuts the
 // node down with ShutdownTimeout for the drains and returns Shutdown's error.
-func (n *Node) Run(ctx context.Context) error {
+func (n *Node) Run(ctx context.Context) error { return n.RunDrain(ctx, 0, nil) }
+
+// DefaultDrainWindow is how long mqbroker keeps serving after SIGTERM once it has
+// re-registered without write permission: the clients' route refresh (30 s, Java's
+// pollNameServerInterval and the Go client's) plus time for the sends it already routed.
+const DefaultDrainWindow = 35 * time.Second
+
+// RunDrain is Run with a graceful drain first (mqbroker on SIGTERM): once ctx is done the
+// Broker re-registers without write permission and keeps serving for window (or until
+// cut is closed: a second signal), so that producers have moved to other brokers at
+// their next route refresh before it unregisters and stops; then Shutdown as Run. A
+// window of 0, a slave or a broker without name servers skips the drain.
+func (n *Node) RunDrain(ctx context.Context, window time.Duration, cut <-chan struct{}) error {
 	<-ctx.Done()
+	if window > 0 && n.Broker != nil && n.Broker.BeginDrain() {
+		t := time.NewTimer(window)
+		select {
+		case <-t.C:
+		case <-cut:
+			t.Stop()
+		}
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	return n.Shutdown(sctx)

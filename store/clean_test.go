@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -12,20 +13,20 @@ import (
 
 func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 	c := testConfig(t)
-	c.MappedFileSizeConsumeQueue = 2000 * cqUnitSize // one ConsumeQueue file: only the CommitLog needs space
+	c.MappedFileSizeConsumeQueue = 2000 * cqUnitSize // one ConsumeQueue file
 	var full atomic.Bool
-	c.fallocate = func(f *os.File, size int64) error {
-		if full.Load() {
+	c.fallocate = func(f *os.File, off, n int64) error {
+		if full.Load() && strings.Contains(f.Name(), "commitlog") { // the ConsumeQueue reserves as it grows
 			return syscall.ENOSPC
 		}
-		return preallocate(f, size)
+		return preallocate(f, off, n)
 	}
 	s := openStore(t, c)
 	defer s.Close()
 	var stored []string
 	var failed int
-	// The next file is pre-created in the background, so once the disk is full the store
-	// still fills that one before a creation fails.
+	// The next file is pre-created in the background once the first is half full, so once
+	// the disk is full the store still fills that one before a creation fails.
 	for i := 0; i < 3000; i++ {
 		if i == 300 {
 			waitDispatched(t, s)
@@ -69,11 +70,11 @@ func TestStore_FullDisk_CreateFailsCleanlyAndRecovers(t *testing.T) {
 func TestStore_FullDisk_ConsumeQueueFileFails_PutsHeldUntilSpace(t *testing.T) {
 	c := testConfig(t) // 100-unit ConsumeQueue files
 	var full atomic.Bool
-	c.fallocate = func(f *os.File, size int64) error {
-		if full.Load() && size == c.MappedFileSizeConsumeQueue {
+	c.fallocate = func(f *os.File, off, n int64) error {
+		if full.Load() && strings.Contains(f.Name(), "consumequeue") {
 			return syscall.ENOSPC
 		}
-		return preallocate(f, size)
+		return preallocate(f, off, n)
 	}
 	s := openStore(t, c)
 	defer s.Close()

@@ -99,7 +99,7 @@ type Config struct {
 
 	// Test hooks; nil means the real thing.
 	now           func() time.Time
-	fallocate     func(f *os.File, size int64) error
+	fallocate     allocFunc
 	diskUsedRatio func(path string) float64
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
@@ -31,9 +30,10 @@ type consumeQueue struct {
 	minLogicOffset  atomic.Int64 // bytes
 }
 
-func newConsumeQueue(root, topic string, queueID int32, fileSize int, prealloc func(*os.File, int64) error) *consumeQueue {
+func newConsumeQueue(root, topic string, queueID int32, fileSize int, prealloc allocFunc) *consumeQueue {
 	dir := filepath.Join(root, "consumequeue", topic, strconv.Itoa(int(queueID)))
 	cq := &consumeQueue{topic: topic, queueID: queueID, q: newMappedQueue(dir, fileSize, prealloc)}
+	cq.q.lazy = true // sparse files, reserved as units are written (lazy.go)
 	cq.maxPhysicOffset.Store(-1)
 	return cq
 }
@@ -152,6 +152,9 @@ func (cq *consumeQueue) putPosition(phyOffset int64, size int32, tagsCode, cqOff
 		var blank [cqUnitSize]byte
 		putUnit(blank[:], CQUnit{PhyOffset: 0, Size: math.MaxInt32, TagsCode: 0})
 		until := expect % int64(cq.q.fileSize)
+		if err := mf.ensure(until + cqUnitSize); err != nil {
+			return false, err
+		}
 		for i := int64(0); i < until; i += cqUnitSize {
 			mf.appendBytes(blank[:])
 		}
@@ -164,9 +167,11 @@ func (cq *consumeQueue) putPosition(phyOffset int64, size int32, tagsCode, cqOff
 		// expect > current ("[BUG]logic queue order maybe wrong" in Java) cannot happen
 		// with one dispatcher; like Java, the unit is written at the write position.
 	}
+	if err := mf.ensure(mf.wrote.Load() + cqUnitSize); err != nil {
+		return false, err
+	}
 	var unit [cqUnitSize]byte
 	putUnit(unit[:], CQUnit{PhyOffset: phyOffset, Size: size, TagsCode: tagsCode})
-	cq.maxPhysicOffset.Store(phyOffset + int64(size))
 	if !mf.appendBytes(unit[:]) {
 		// The file filled up between lastForWrite and here: only if units were skipped.
 		next, err := cq.q.lastForWrite(expect)
@@ -177,8 +182,15 @@ func (cq *consumeQueue) putPosition(phyOffset int64, size int32, tagsCode, cqOff
 			return false, fmt.Errorf("store: consume queue %s/%d is closed", cq.topic, cq.queueID)
 		}
 		defer next.release()
-		return next.appendBytes(unit[:]), nil
+		if err := next.ensure(next.wrote.Load() + cqUnitSize); err != nil {
+			return false, err
+		}
+		if !next.appendBytes(unit[:]) {
+			return false, nil
+		}
 	}
+	// Only once written: a unit that failed (no space) is built again on the retry.
+	cq.maxPhysicOffset.Store(phyOffset + int64(size))
 	return true, nil
 }
 

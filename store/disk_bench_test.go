@@ -24,7 +24,7 @@ func BenchmarkDisk_Durable1KiB(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := preallocate(f, size); err != nil {
+		if err := preallocate(f, 0, size); err != nil {
 			b.Fatal(err)
 		}
 		if err := zeroFill(f, size, func() bool { return false }); err != nil {
@@ -56,7 +56,7 @@ func BenchmarkDisk_Durable1KiB(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer f.Close()
-		if err := preallocate(f, size); err != nil {
+		if err := preallocate(f, 0, size); err != nil {
 			b.Fatal(err)
 		}
 		if err := f.Sync(); err != nil {

@@ -47,14 +47,19 @@
 //
 // # Durability and disk space
 //
-// Every mapped file is created under a temporary name, preallocated with fallocate,
-// fsynced, mapped, renamed into place and its directory fsynced. Java creates sparse
-// files, so a full disk shows up there as SIGBUS on a write into the mapping; here it is
-// an ENOSPC from fallocate when the file is created: the put answers
-// CREATE_MAPEDFILE_FAILED, nothing stored is touched, no partial file is left, and the
-// next put tries again. Flushing is msync(MS_SYNC) of the dirty range, which on Linux is
-// an fdatasync of that range, or an fdatasync of the file on the descriptor write path:
-// WaitFlushed returning nil means the bytes are on stable storage. Files are deleted by unlinking them at once; their mapping lives until the
+// Every mapped file is created under a temporary name, sized, mapped and renamed into
+// place. A CommitLog file is fallocated whole and fsynced with its directory before use;
+// the next one is made in the background once the current one is half written (warm.go).
+// ConsumeQueue and IndexFile files are sparse, as Java's are, and reserved with fallocate
+// just ahead of what is written into them (lazy.go): a fresh store takes about one
+// CommitLog file of real disk, not two plus a fallocated 400 MB index and 6 MB per queue.
+// Java's sparse files turn a full disk into a SIGBUS on a write into the mapping; here
+// every write lands on reserved blocks, so a full disk is an ENOSPC from fallocate: the
+// put answers CREATE_MAPEDFILE_FAILED (or dispatch holds the puts until a ConsumeQueue
+// can grow), nothing stored is touched, no partial file is left, and the next try goes
+// on. Flushing is msync(MS_SYNC) of the dirty range, which on Linux is an fdatasync of
+// that range, or an fdatasync of the file on the descriptor write path: WaitFlushed
+// returning nil means the bytes are on stable storage. Files are deleted by unlinking them at once; their mapping lives until the
 // last reader releases it, so cleanup never waits for readers and never unmaps under one.
 //
 // # Write path

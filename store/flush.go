@@ -177,6 +177,17 @@ func (s *Store) flushConsumeQueues(least int) error {
 	}
 	s.cqMu.RUnlock()
 	var errs []error
+	// The directories of ConsumeQueue files created since the last thorough pass
+	// (lazy.go): made durable before the checkpoint, the only thing that counts on them
+	// (a crash before it re-dispatches from the older checkpoint and makes any lost file
+	// again). Only there: a thousand new queues are a thousand directory fsyncs, and at
+	// every 1 s pass they slowed the dispatcher's first writes into new files (journal
+	// commits) enough to cost 1.3x the CPU per message over 1024 queues.
+	if least == 0 {
+		if err := syncDirs(cqs); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, cq := range cqs {
 		var err error
 		if least == 0 {

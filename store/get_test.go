@@ -249,12 +249,12 @@ func TestGetMessage_PutButNotDispatched(t *testing.T) {
 	c := testConfig(t)
 	gate, held := make(chan struct{}), make(chan struct{})
 	var heldOnce, gateOnce sync.Once
-	c.fallocate = func(f *os.File, size int64) error {
+	c.fallocate = func(f *os.File, off, n int64) error {
 		if strings.Contains(f.Name(), filepath.Join("consumequeue", "TopicG", "1")) {
 			heldOnce.Do(func() { close(held) })
 			<-gate
 		}
-		return preallocate(f, size)
+		return preallocate(f, off, n)
 	}
 	s := openStore(t, c)
 	defer s.Close()

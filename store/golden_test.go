@@ -104,7 +104,7 @@ func TestGolden_IndexFile(t *testing.T) {
 	if spec.File != "indexfile_small.bin" {
 		t.Fatalf("index.json order changed: %s", spec.File)
 	}
-	mf, err := createMappedFile(t.TempDir(), "idx", 0, indexFileSize(spec.HashSlotNum, spec.IndexNum), preallocate)
+	mf, err := createReservedFile(t.TempDir(), "idx", 0, indexFileSize(spec.HashSlotNum, spec.IndexNum), preallocate, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func (f *indexFile) putKey(hash int32, phyOffset, storeTs int64) bool {
 		diff = (storeTs - begin) / 1000
 		diff = max(min(diff, math.MaxInt32), 0)
 	}
-	p := indexHeaderSize + f.slotNum*indexSlotSize + int(count)*indexEntrySize
+	p := f.entryPos(count)
 	be.PutUint32(d[p:], uint32(hash))
 	be.PutUint64(d[p+4:], uint64(phyOffset))
 	be.PutUint32(d[p+12:], uint32(int32(diff)))
@@ -110,6 +110,28 @@ func (f *indexFile) putKey(hash int32, phyOffset, storeTs int64) bool {
 	be.PutUint32(d[36:], uint32(count+1))
 	f.count.Store(count + 1)
 	return true
+}
+
+// entryPos is the byte position of entry n.
+func (f *indexFile) entryPos(n int32) int {
+	return indexHeaderSize + f.slotNum*indexSlotSize + int(n)*indexEntrySize
+}
+
+// lazyLoaded makes a loaded file lazily reserved: its entries from the next one on
+// (lazy.go).
+func (f *indexFile) lazyLoaded(alloc allocFunc) {
+	f.mf.alloc = alloc
+	f.mf.allocBase = int64(f.entryPos(0))
+	f.mf.allocated = pageUp(int64(f.entryPos(f.count.Load())))
+}
+
+// reserveNext reserves the blocks of the next entry before putKey writes it; a full file
+// needs none (putKey refuses).
+func (f *indexFile) reserveNext() error {
+	if f.full() {
+		return nil
+	}
+	return f.mf.ensure(int64(f.entryPos(f.count.Load() + 1)))
 }
 
 // timeMatched is Java IndexFile#isTimeMatched.
@@ -165,7 +187,7 @@ func (f *indexFile) flush() error {
 type indexService struct {
 	dir               string
 	slotNum, indexNum int
-	prealloc          func(*os.File, int64) error
+	prealloc          allocFunc
 	now               func() time.Time
 	ckpt              *checkpoint
 	log               zerolog.Logger
@@ -218,7 +240,14 @@ func (is *indexService) load(lastExitOK bool) (int64, error) {
 			}
 			continue
 		}
+		f.lazyLoaded(is.prealloc)
 		is.files = append(is.files, f)
+	}
+	if last := is.last(); last != nil && !last.full() {
+		// The file entries go on being written to: reserve its slot table, which a Java
+		// store leaves sparse (our own files have it reserved already; fallocate then
+		// changes nothing).
+		reserveExisting(last.mf.path, 0, int64(last.entryPos(0)))
 	}
 	return rebuildFrom, nil
 }
@@ -252,7 +281,15 @@ func (is *indexService) writable() (*indexFile, error) {
 		if _, statErr := os.Stat(filepath.Join(is.dir, name)); statErr == nil {
 			continue
 		}
-		mf, err = createMappedFile(is.dir, name, 0, indexFileSize(is.slotNum, is.indexNum), is.prealloc)
+		// Sparse (lazy.go): the header and slot table reserved, entries as they come.
+		reserve := int64(indexHeaderSize + is.slotNum*indexSlotSize + lazyGrowMin)
+		mf, err = createLazyFile(is.dir, name, 0, indexFileSize(is.slotNum, is.indexNum), reserve, is.prealloc)
+		if err == nil {
+			if err = syncDir(is.dir); err != nil { // once per 20,000,000 keys: here, not later
+				mf.shutdown()
+				mf = nil
+			}
+		}
 		break
 	}
 	if err != nil {
@@ -321,12 +358,17 @@ func (is *indexService) build(r *message.Record) error {
 	}
 	put := func(key []byte) error {
 		h := is.hashOf(r.Topic, key)
-		for !f.putKey(h, r.PhysicalOffset, r.StoreTimestamp) {
+		for {
+			if err := f.reserveNext(); err != nil {
+				return err
+			}
+			if f.putKey(h, r.PhysicalOffset, r.StoreTimestamp) {
+				return nil
+			}
 			if f, err = is.writable(); err != nil {
 				return err
 			}
 		}
-		return nil
 	}
 	if hasUniq {
 		if err := put(uniq); err != nil {

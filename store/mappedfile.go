@@ -47,6 +47,15 @@ type mappedFile struct {
 	// (convert.go); descriptor write path only.
 	zeroTo atomic.Int64
 	zeroMu sync.Mutex
+
+	// A lazily reserved file (ConsumeQueue, IndexFile; lazy.go) is sparse: its writer
+	// reserves blocks just ahead of what it writes (ensure). alloc is nil for a file
+	// reserved whole (CommitLog). allocated is how far blocks are reserved, -1 when not
+	// known (a loaded file: from its write position on); allocBase is what its creation
+	// reserved. Writer goroutine only.
+	alloc     allocFunc
+	allocated int64
+	allocBase int64
 }
 
 // fileName is Java UtilAll#offset2FileName: the offset as 20 zero-padded digits.
@@ -59,18 +68,22 @@ func fileName(offset int64) string {
 	return s
 }
 
-// preallocate reserves size bytes on disk for f, so that a full disk is an error here
-// and never a SIGBUS on a later write through the mapping. Where fallocate is not
-// supported it writes zeros, which reserves the blocks just as well.
-func preallocate(f *os.File, size int64) error {
-	err := syscall.Fallocate(int(f.Fd()), 0, 0, size)
+// allocFunc reserves the blocks of bytes [off, off+n) of f; tests replace it.
+type allocFunc func(f *os.File, off, n int64) error
+
+// preallocate reserves the blocks of [off, off+n) on disk, so that a full disk is an
+// error here and never a SIGBUS on a later write through the mapping. Where fallocate is
+// not supported it writes zeros, which reserves the blocks just as well: callers only
+// pass ranges that hold no data yet.
+func preallocate(f *os.File, off, n int64) error {
+	err := syscall.Fallocate(int(f.Fd()), 0, off, n)
 	if err == nil || !(errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS)) {
 		return err
 	}
-	zero := make([]byte, 1<<20)
-	for off := int64(0); off < size; off += int64(len(zero)) {
-		n := min(int64(len(zero)), size-off)
-		if _, err := f.WriteAt(zero[:n], off); err != nil {
+	zero := zeroPage[:1<<20]
+	for o := off; o < off+n; o += int64(len(zero)) {
+		k := min(int64(len(zero)), off+n-o)
+		if _, err := f.WriteAt(zero[:k], o); err != nil {
 			return err
 		}
 	}
@@ -91,15 +104,23 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// createMappedFile creates, preallocates and maps a new file. The file is built under a
-// temporary name and renamed into place, so a crash never leaves a short file that
-// would make the next Open fail.
-func createMappedFile(dir, name string, from int64, size int, prealloc func(*os.File, int64) error) (*mappedFile, error) {
-	return createMapped(dir, name, from, size, prealloc, false)
+// createMappedFile creates a file of size bytes, lets prep size and reserve it, and maps
+// it. The file is built under a temporary name and renamed into place, so a crash never
+// leaves a short file that would make the next Open fail. With durable, the file and the
+// directory are fsynced before it returns (the CommitLog); without, the owner syncs the
+// directory later, before anything it writes there is relied on (lazy.go).
+func createMappedFile(dir, name string, from int64, size int, prep func(*os.File) error, durable bool) (*mappedFile, error) {
+	return createMapped(dir, name, from, size, prep, durable, false)
+}
+
+// createReservedFile creates a file whose size bytes are all reserved and synced (the
+// CommitLog), keeping the descriptor open in mf.fd when keepFD.
+func createReservedFile(dir, name string, from int64, size int, alloc allocFunc, keepFD bool) (*mappedFile, error) {
+	return createMapped(dir, name, from, size, func(f *os.File) error { return alloc(f, 0, int64(size)) }, true, keepFD)
 }
 
 // createMapped is createMappedFile keeping the descriptor open in mf.fd when keepFD.
-func createMapped(dir, name string, from int64, size int, prealloc func(*os.File, int64) error, keepFD bool) (*mappedFile, error) {
+func createMapped(dir, name string, from int64, size int, prep func(*os.File) error, durable, keepFD bool) (*mappedFile, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCreateMappedFile, err)
 	}
@@ -114,11 +135,13 @@ func createMapped(dir, name string, from int64, size int, prealloc func(*os.File
 		_ = os.Remove(tmp)
 		return nil, fmt.Errorf("%w: %s: %w", ErrCreateMappedFile, path, err)
 	}
-	if err := prealloc(f, int64(size)); err != nil {
+	if err := prep(f); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	data, err := mmapFile(f, size)
 	if err != nil {
@@ -128,9 +151,11 @@ func createMapped(dir, name string, from int64, size int, prealloc func(*os.File
 		_ = syscall.Munmap(data)
 		return fail(err)
 	}
-	if err := syncDir(dir); err != nil {
-		_ = syscall.Munmap(data)
-		return fail(err)
+	if durable {
+		if err := syncDir(dir); err != nil {
+			_ = syscall.Munmap(data)
+			return fail(err)
+		}
 	}
 	mf := newMappedFile(path, from, data)
 	if keepFD {
@@ -176,7 +201,7 @@ func openMapped(path string, from int64, size int, keepFD bool) (*mappedFile, er
 }
 
 func newMappedFile(path string, from int64, data []byte) *mappedFile {
-	mf := &mappedFile{path: path, from: from, size: len(data), data: data}
+	mf := &mappedFile{path: path, from: from, size: len(data), data: data, allocated: int64(len(data))}
 	mf.refs.Store(1)
 	mf.live.Store(true)
 	return mf

@@ -16,7 +16,11 @@ import (
 type mappedQueue struct {
 	dir      string
 	fileSize int
-	prealloc func(*os.File, int64) error
+	prealloc allocFunc
+	// lazy: files are created sparse and reserved as they are written (lazy.go); the
+	// directory levels to fsync for them are in dirsToSync.
+	lazy       bool
+	dirsToSync atomic.Int32
 
 	mu    sync.RWMutex // guards files; lock order: after Store.putMu / Store.cqMu
 	files []*mappedFile
@@ -36,7 +40,10 @@ type mappedQueue struct {
 	spare       *mappedFile // created, mapped, not yet in files
 	spareBusy   bool        // a creation of the file at spareFrom is running
 	spareFrom   int64
-	spareWG     sync.WaitGroup
+	spareDone   chan struct{} // closed when that creation ends
+	// creating is the start of the file the append path is creating itself, -1 when none:
+	// the warmer's prepareSpare never creates the same file at the same time.
+	creating int64
 	// zeroFill writes the spare file's blocks before use (zerofill.go); hurry asks a
 	// running fill to stop because the file is wanted now.
 	zeroFill bool
@@ -44,8 +51,8 @@ type mappedQueue struct {
 	log      func(error)
 }
 
-func newMappedQueue(dir string, fileSize int, prealloc func(*os.File, int64) error) *mappedQueue {
-	return &mappedQueue{dir: dir, fileSize: fileSize, prealloc: prealloc}
+func newMappedQueue(dir string, fileSize int, prealloc allocFunc) *mappedQueue {
+	return &mappedQueue{dir: dir, fileSize: fileSize, prealloc: prealloc, creating: -1}
 }
 
 // isOffsetName reports whether name is a 20-digit offset file name.
@@ -103,6 +110,9 @@ func (q *mappedQueue) load() error {
 		}
 		mf.wrote.Store(int64(q.fileSize))
 		mf.flushed.Store(int64(q.fileSize))
+		if q.lazy {
+			mf.lazyLoaded(q.prealloc)
+		}
 		q.files = append(q.files, mf)
 	}
 	return nil
@@ -151,10 +161,16 @@ func (q *mappedQueue) lastForWrite(startOffset int64) (*mappedFile, error) {
 	if create < 0 {
 		return last, nil
 	}
+	if q.lazy {
+		return q.createLazy(create)
+	}
 	mf := q.takeSpare(create)
 	if mf == nil {
 		var err error
-		if mf, err = createMapped(q.dir, fileName(create), create, q.fileSize, q.prealloc, q.writeFD); err != nil {
+		if mf, err = createReservedFile(q.dir, fileName(create), create, q.fileSize, q.prealloc, q.writeFD); err != nil {
+			q.spareMu.Lock()
+			q.creating = -1
+			q.spareMu.Unlock()
 			return nil, err
 		}
 	}
@@ -162,22 +178,62 @@ func (q *mappedQueue) lastForWrite(startOffset int64) (*mappedFile, error) {
 	mf.firstInQueue = len(q.files) == 0
 	q.files = append(q.files, mf)
 	q.mu.Unlock()
-	q.prepareSpare(create + int64(q.fileSize))
+	q.spareMu.Lock()
+	q.creating = -1
+	q.spareMu.Unlock()
 	return mf, nil
 }
 
-// takeSpare returns the pre-created file starting at from, if there is one.
+// createLazy adds a sparse file at from (lazy.go) and marks the directories to sync: its
+// own, and for a queue's first file also the topic directory and consumequeue/.
+func (q *mappedQueue) createLazy(from int64) (*mappedFile, error) {
+	mf, err := createLazyFile(q.dir, fileName(from), from, q.fileSize, lazyGrowMin, q.prealloc)
+	if err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	mf.firstInQueue = len(q.files) == 0
+	q.files = append(q.files, mf)
+	q.mu.Unlock()
+	levels := int32(1)
+	if mf.firstInQueue {
+		levels = 3
+	}
+	for {
+		cur := q.dirsToSync.Load()
+		if cur >= levels || q.dirsToSync.CompareAndSwap(cur, levels) {
+			break
+		}
+	}
+	return mf, nil
+}
+
+// prepareSpareWhenFilled pre-creates the next file once the current one is half written
+// (the warmer calls it). Earlier, a fresh store held two fallocated 1 GiB files where one
+// had a few bytes; half a file ahead still leaves the background creation (and the zero
+// fill under SYNC_FLUSH) the time half a file takes to write.
+func (q *mappedQueue) prepareSpareWhenFilled() {
+	mf := q.last()
+	if mf == nil || !q.preAllocate || mf.wrote.Load() < int64(q.fileSize)/2 {
+		return
+	}
+	q.prepareSpare(mf.from + int64(q.fileSize))
+}
+
+// takeSpare returns the pre-created file starting at from, if there is one; if not, it
+// marks from as being created by the caller (lastForWrite clears the mark).
 func (q *mappedQueue) takeSpare(from int64) *mappedFile {
 	q.spareMu.Lock()
-	busy := q.spareBusy && q.spareFrom == from
-	q.spareMu.Unlock()
-	if busy {
+	for q.spareBusy && q.spareFrom == from {
+		done := q.spareDone
+		q.spareMu.Unlock()
 		q.hurry.Store(true) // a zero fill stops at its next chunk
-		q.spareWG.Wait()    // never create the same file twice: wait for the background one
+		<-done              // never create the same file twice: wait for the background one
+		q.spareMu.Lock()
 	}
-	q.spareMu.Lock()
 	defer q.spareMu.Unlock()
 	if q.spare == nil || q.spare.from != from {
+		q.creating = from
 		return nil
 	}
 	mf := q.spare
@@ -199,33 +255,32 @@ func (q *mappedQueue) prepareSpare(from int64) {
 	if !q.preAllocate {
 		return
 	}
-	q.spareMu.Lock()
-	if q.spareBusy || (q.spare != nil && q.spare.from == from) {
+	q.spareMu.Lock() // lock order: spareMu, then mu (q.last)
+	if last := q.last(); q.spareBusy || (q.spare != nil && q.spare.from == from) ||
+		q.creating >= from || (last != nil && last.from >= from) {
 		q.spareMu.Unlock()
-		return
+		return // being made, made, or already in the queue
 	}
 	old := q.spare
 	q.spare = nil
 	q.spareBusy = true
 	q.spareFrom = from
+	done := make(chan struct{})
+	q.spareDone = done
 	q.hurry.Store(false)
 	q.spareMu.Unlock()
 	if old != nil {
 		_ = old.destroy()
 	}
-	q.spareWG.Add(1)
 	go func() {
-		defer q.spareWG.Done()
-		prealloc := q.prealloc
-		if q.zeroFill {
-			prealloc = func(f *os.File, size int64) error {
-				if err := q.prealloc(f, size); err != nil {
-					return err
-				}
-				return zeroFill(f, size, q.hurry.Load)
+		defer close(done)
+		size := int64(q.fileSize)
+		mf, err := createMapped(q.dir, fileName(from), from, q.fileSize, func(f *os.File) error {
+			if err := q.prealloc(f, 0, size); err != nil || !q.zeroFill {
+				return err
 			}
-		}
-		mf, err := createMapped(q.dir, fileName(from), from, q.fileSize, prealloc, q.writeFD)
+			return zeroFill(f, size, q.hurry.Load)
+		}, true, q.writeFD)
 		q.spareMu.Lock()
 		q.spareBusy = false
 		if err == nil {
@@ -242,8 +297,13 @@ func (q *mappedQueue) prepareSpare(from int64) {
 // as Java deletes its pre-created file).
 func (q *mappedQueue) dropSpare() error {
 	q.hurry.Store(true)
-	q.spareWG.Wait()
 	q.spareMu.Lock()
+	if q.spareBusy {
+		done := q.spareDone
+		q.spareMu.Unlock()
+		<-done
+		q.spareMu.Lock()
+	}
 	mf := q.spare
 	q.spare = nil
 	q.spareMu.Unlock()

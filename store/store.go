@@ -233,11 +233,8 @@ func (s *Store) startServices() {
 	s.warm.disabled = s.cfg.DisablePageWarming
 	s.warm.forRead = s.fdWrite
 	s.warm.convert.Store(s.fdWrite)
-	if !s.warm.disabled {
-		s.wg.Add(1)
-		go s.warm.run(&s.wg)
-	}
-	s.wg.Add(5)
+	s.wg.Add(6)
+	go s.warm.run(&s.wg) // also pre-creates the next CommitLog file
 	go s.dispatchLoop()
 	go s.flushLoop()
 	go s.flushConsumeQueueLoop()

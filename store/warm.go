@@ -12,9 +12,10 @@ package store
 // page cache and leaves only a cheap write fault.
 //
 // Creating a CommitLog file (fallocate, fsync, mmap, rename, fsync of the directory) took
-// 0.2-0.4 s on a busy disk, also under the append lock. The queue creates the next file in
-// the background as soon as one becomes current, under its final name as Java does; the
-// append path takes it when the current file fills. A spare beyond the recovered end is
+// 0.2-0.4 s on a busy disk, also under the append lock. The warmer has the queue create the
+// next file in the background once the current one is half written (prepareSpareWhenFilled;
+// this goroutine runs for that even with page warming off), under its final name as Java
+// does; the append path takes it when the current file fills. A spare beyond the recovered end is
 // removed by recovery (truncateDirty), as Java's is, and Close removes it.
 
 import (
@@ -89,6 +90,10 @@ func (w *warmer) run(wg *sync.WaitGroup) {
 // warmOnce populates the current file up to warmAhead past its write position, and the
 // start of the spare file when the current one is nearly full.
 func (w *warmer) warmOnce() {
+	w.q.prepareSpareWhenFilled()
+	if w.disabled {
+		return
+	}
 	mf := w.q.last()
 	if mf == nil || !mf.hold() {
 		return

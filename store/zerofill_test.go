@@ -107,7 +107,10 @@ func TestStore_SpareCommitLog_ZeroFilledUnderSyncFlush(t *testing.T) {
 			c.FlushDiskType = tc.flush
 			s := openStore(t, c)
 			defer s.Close()
-			mustPut(t, s, testMessage("ZeroFillTopic", 0, "body", ""))
+			big := strings.Repeat("z", 1<<20)
+			for i := 0; i < 9; i++ { // the next file is made once the first is half full
+				mustPut(t, s, testMessage("ZeroFillTopic", 0, big, ""))
+			}
 			var spare *mappedFile
 			eventually(t, 30*time.Second, "the next file pre-created", func() bool { spare = s.cl.spareFile(); return spare != nil })
 			n, ok := unwrittenExtents(t, spare.path)

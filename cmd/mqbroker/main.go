@@ -16,8 +16,16 @@
 // Skyrocket adds -bind IP (listen on one address instead of every interface; it is also
 // the advertised brokerIP1/brokerIP2 unless the file sets them) and
 // -log-level (trace, debug, info, warn, error; default $SKYROCKET_LOG_LEVEL or info).
-// SIGINT and SIGTERM shut down cleanly: unregister from the NameServers, answer held
-// pulls, persist consumer offsets, flush and close the store (removing its abort file).
+// Logs go to stderr; -log-dir DIR (or $SKYROCKET_LOG_DIR) writes them to DIR/broker.log
+// instead, Java's name (Java: ~/logs/rocketmqlogs), rotated at 128 MB, 20 files kept gzipped.
+// SIGINT and SIGTERM drain, then shut down cleanly: the broker re-registers with the
+// NameServers without write permission and keeps serving sends in flight and pulls for
+// -drain (default 35 s, or $SKYROCKET_DRAIN; 0 skips it), so producers move to the other
+// brokers at their 30 s route refresh without a failed send; then it unregisters, answers
+// held pulls, persists consumer offsets, flushes and closes the store (checkpoint, abort
+// file removed) and exits 0. A second signal ends the drain at once (the stop is still
+// clean); a third kills the process. -pid-file (default <storePathRootDir>/broker.pid)
+// is written once the broker started and removed when it stops: mqshutdown reads it.
 //
 // Java: BrokerStartup.
 package main
@@ -31,9 +39,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -42,13 +52,22 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	cut := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		stop() // a second signal during the shutdown kills the process the default way
+		<-sigs
+		cancel() // drain, then stop
+		<-sigs
+		close(cut)        // end the drain now; the stop stays clean
+		signal.Stop(sigs) // a third signal kills the process the default way
 	}()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runDrain(ctx, cut, os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// DrainEnv is the environment variable with -drain's default (a Go duration, "0" for none).
+const DrainEnv = "SKYROCKET_DRAIN"
 
 type options struct {
 	configFile     string
@@ -59,10 +78,13 @@ type options struct {
 	help           bool
 	bind           string
 	logLevel       string
+	logDir         string
+	drain          time.Duration
+	pidFile        string
 }
 
 // usage is Java's -h text (commons-cli HelpFormatter layout) plus Skyrocket's flags.
-const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>] [-log-level <level>]
+const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>] [-log-level <level>] [-log-dir <dir>] [-drain <duration>] [-pid-file <path>]
  -c,--configFile <arg>          Broker config properties file
  -h,--help                      Print help
  -m,--printImportantConfig      Print important config item
@@ -71,6 +93,10 @@ const usage = `usage: mqbroker [-c <arg>] [-h] [-m] [-n <arg>] [-p] [-bind <ip>]
  -bind <ip>                     Skyrocket: listen on this IP only (default: every interface, as Java);
                                 also brokerIP1/brokerIP2 unless the config file sets them
  -log-level <level>             Skyrocket: trace, debug, info, warn, error (default: $SKYROCKET_LOG_LEVEL or info)
+ -log-dir <dir>                 Skyrocket: log to <dir>/broker.log (128 MB files, 20 kept, gzipped) instead of stderr,
+                                e.g. ~/logs/rocketmqlogs as Java (default: $SKYROCKET_LOG_DIR)
+ -drain <duration>              Skyrocket: on SIGTERM, serve read-only this long before stopping (default: $SKYROCKET_DRAIN or 35s; 0: none)
+ -pid-file <path>               Skyrocket: write the process id here (default: <storePathRootDir>/broker.pid; "none": no file)
 `
 
 func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
@@ -94,16 +120,50 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	}
 	fs.StringVar(&o.bind, "bind", "", "Skyrocket: listen on this IP only (default: every interface, as Java)")
 	fs.StringVar(&o.logLevel, "log-level", server.DefaultLogLevel(), "Skyrocket: log level (trace, debug, info, warn, error; env "+server.LogLevelEnv+")")
+	fs.StringVar(&o.logDir, "log-dir", os.Getenv(server.LogDirEnv), "Skyrocket: log to <dir>/broker.log with rotation instead of stderr (env "+server.LogDirEnv+")")
+	drain := server.DefaultDrainWindow
+	if v := strings.TrimSpace(os.Getenv(DrainEnv)); v != "" {
+		d, err := parseDrain(v)
+		if err != nil {
+			fmt.Fprintf(stderr, "mqbroker: $%s: %v\n", DrainEnv, err)
+			return nil, fs, err
+		}
+		drain = d
+	}
+	fs.Func("drain", "Skyrocket: on SIGTERM, serve read-only this long before stopping", func(v string) error {
+		d, err := parseDrain(v)
+		drain = d
+		return err
+	})
+	fs.StringVar(&o.pidFile, "pid-file", "", "Skyrocket: pid file (default <storePathRootDir>/broker.pid; none: no file)")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	if err := fs.Parse(args); err != nil {
 		return nil, fs, err
 	}
+	o.drain = drain
 	fs.Visit(func(f *flag.Flag) { o.namesrvSet = o.namesrvSet || f.Name == "n" || f.Name == "namesrvAddr" })
 	return o, fs, nil
 }
 
-// run is main without the process: it returns the exit code.
+// parseDrain takes a Go duration ("35s", "1m") or a bare number of seconds.
+func parseDrain(v string) (time.Duration, error) {
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("drain %q: want a duration such as 35s, or 0", v)
+	}
+	return d, nil
+}
+
+// run is main without the process and without a second-signal cut: it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runDrain(ctx, nil, args, stdout, stderr)
+}
+
+// runDrain is run; closing cut ends a drain early.
+func runDrain(ctx context.Context, cut <-chan struct{}, args []string, stdout, stderr io.Writer) int {
 	o, fs, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -121,6 +181,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	log, err := server.NewConsoleLogger(stderr, o.logLevel)
+	if err == nil && o.logDir != "" {
+		var closer io.Closer
+		if log, closer, err = server.NewFileLogger(o.logDir, "broker.log", o.logLevel); err == nil {
+			defer closer.Close()
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mqbroker:", err)
 		return 1
@@ -182,11 +248,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, tip)
 	fmt.Fprintf(stdout, "listening on %s, store %s\n", strings.Join(node.Broker.ListenAddrs(), " "), cfg.Store.StorePathRootDir)
+	// Written once the store's lock is ours: a second broker on the same store fails
+	// above and leaves the first one's file alone.
+	pidFile := o.pidFile
+	if pidFile == "" {
+		pidFile = filepath.Join(cfg.Store.StorePathRootDir, "broker.pid")
+	}
+	if pidFile != "none" {
+		removePid, err := server.WritePidFile(pidFile)
+		if err != nil {
+			log.Warn().Err(err).Msg("pid file not written; mqshutdown needs -p or the pid")
+		} else {
+			defer removePid()
+		}
+	}
 
-	if err := node.Run(ctx); err != nil {
+	if err := node.RunDrain(ctx, o.drain, cut); err != nil {
 		log.Error().Err(err).Msg("shutdown")
 		return 1
 	}
+	log.Info().Msg("The broker shutdown OK") // a line scripts can wait for
 	return 0
 }
 

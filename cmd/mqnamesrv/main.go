@@ -11,7 +11,11 @@
 //
 // Skyrocket adds -bind IP (listen on one address instead of every interface) and
 // -log-level (trace, debug, info, warn, error; default $SKYROCKET_LOG_LEVEL or info).
-// Logs go to stderr, one line per event. SIGINT and SIGTERM shut down cleanly.
+// Logs go to stderr, one line per event; -log-dir DIR (or $SKYROCKET_LOG_DIR) writes them
+// to DIR/namesrv.log instead (Java: ~/logs/rocketmqlogs/namesrv.log), rotated at 128 MB,
+// 20 files kept gzipped. SIGINT and SIGTERM shut down cleanly.
+// -pid-file (default namesrv.pid next to kvConfigPath: $HOME/namesrv/namesrv.pid) is
+// written once it listens and removed when it stops: mqshutdown reads it.
 //
 // Java: NamesrvStartup.
 package main
@@ -25,6 +29,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -48,16 +53,21 @@ type options struct {
 	namesrv    string
 	bind       string
 	logLevel   string
+	logDir     string
+	pidFile    string
 }
 
 // usage is Java's -h text (commons-cli HelpFormatter layout) plus Skyrocket's flags.
-const usage = `usage: mqnamesrv [-c <arg>] [-h] [-n <arg>] [-p] [-bind <ip>] [-log-level <level>]
+const usage = `usage: mqnamesrv [-c <arg>] [-h] [-n <arg>] [-p] [-bind <ip>] [-log-level <level>] [-log-dir <dir>] [-pid-file <path>]
  -c,--configFile <arg>    Name server config properties file
  -h,--help                Print help
  -n,--namesrvAddr <arg>   Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876' (ignored, as in Java)
  -p,--printConfigItem     Print all config items
  -bind <ip>               Skyrocket: listen on this IP only (default: every interface, as Java)
  -log-level <level>       Skyrocket: trace, debug, info, warn, error (default: $SKYROCKET_LOG_LEVEL or info)
+ -log-dir <dir>           Skyrocket: log to <dir>/namesrv.log (128 MB files, 20 kept, gzipped) instead of stderr,
+                          e.g. ~/logs/rocketmqlogs as Java (default: $SKYROCKET_LOG_DIR)
+ -pid-file <path>         Skyrocket: write the process id here (default: namesrv.pid beside kvConfigPath; "none": no file)
 `
 
 func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
@@ -78,6 +88,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	}
 	fs.StringVar(&o.bind, "bind", "", "Skyrocket: listen on this IP only (default: every interface, as Java)")
 	fs.StringVar(&o.logLevel, "log-level", server.DefaultLogLevel(), "Skyrocket: log level (trace, debug, info, warn, error; env "+server.LogLevelEnv+")")
+	fs.StringVar(&o.logDir, "log-dir", os.Getenv(server.LogDirEnv), "Skyrocket: log to <dir>/namesrv.log with rotation instead of stderr (env "+server.LogDirEnv+")")
+	fs.StringVar(&o.pidFile, "pid-file", "", "Skyrocket: pid file (default namesrv.pid beside kvConfigPath; none: no file)")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	return o, fs, fs.Parse(args)
 }
@@ -101,6 +113,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	log, err := server.NewConsoleLogger(stderr, o.logLevel)
+	if err == nil && o.logDir != "" {
+		var closer io.Closer
+		if log, closer, err = server.NewFileLogger(o.logDir, "namesrv.log", o.logLevel); err == nil {
+			defer closer.Close()
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mqnamesrv:", err)
 		return 1
@@ -152,6 +170,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Java's tip, which start scripts grep for; then where it listens.
 	fmt.Fprintln(stdout, "The Name Server boot success. serializeType=JSON")
 	fmt.Fprintf(stdout, "listening on %s, kvConfigPath %s\n", node.Namesrv.Addr(), cfg.Namesrv.KvConfigPath)
+
+	pidFile := o.pidFile
+	if pidFile == "" {
+		pidFile = filepath.Join(filepath.Dir(cfg.Namesrv.KvConfigPath), "namesrv.pid")
+	}
+	if pidFile != "none" {
+		removePid, err := server.WritePidFile(pidFile)
+		if err != nil {
+			log.Warn().Err(err).Msg("pid file not written; mqshutdown needs -p or the pid")
+		} else {
+			defer removePid()
+		}
+	}
 
 	err = node.Run(ctx)
 	if err != nil {

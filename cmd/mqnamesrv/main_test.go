@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -111,5 +112,46 @@ func TestRun_StartsAndStopsOnCancel(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "name server stopped") {
 		t.Errorf("no stop line in the log: %q", errOut.String())
+	}
+}
+
+// -log-dir sends the log to <dir>/namesrv.log (Java's name) instead of stderr; the pid
+// file is written beside kvConfigPath while it runs and removed at the stop.
+func TestRun_LogDirAndPidFile(t *testing.T) {
+	dir := t.TempDir()
+	logDir := filepath.Join(dir, "logs", "rocketmqlogs")
+	conf := writeConf(t, "listenPort=0\nkvConfigPath="+filepath.Join(dir, "ns", "kv.json")+"\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-c", conf, "-bind", "127.0.0.1", "-log-dir", logDir}, &out, &errOut)
+	}()
+	pid := filepath.Join(dir, "ns", "namesrv.pid")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(pid)
+		if err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid file %s: %v; stderr %s", pid, err, errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	b, err := os.ReadFile(filepath.Join(logDir, "namesrv.log"))
+	if err != nil || !strings.Contains(string(b), "name server started") || !strings.Contains(string(b), "name server stopped") {
+		t.Fatalf("namesrv.log: %v %q", err, b)
+	}
+	if errOut.String() != "" {
+		t.Errorf("stderr while logging to a file: %q", errOut.String())
+	}
+	if _, err := os.Stat(pid); !os.IsNotExist(err) {
+		t.Errorf("pid file after the stop: %v", err)
 	}
 }
