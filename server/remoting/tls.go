@@ -1,10 +1,16 @@
 package remoting
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"os"
 	"sync"
@@ -421,4 +427,42 @@ func (t *tlsTransport) err() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.firstErr
+}
+
+// Transport is what the configuration sets for a server's sockets: the listeners' limits
+// and TLS, and the TLS of its outbound client (server.TransportOptions builds it).
+type Transport struct {
+	Limits    Limits
+	TLS       TLS
+	ClientTLS *tls.Config // nil: the outbound client dials plaintext
+}
+
+// SelfSignedCertificate makes the certificate of Java's test mode (tls.test.mode.enable,
+// Netty's SelfSignedCertificate): a fresh key and a self-signed certificate for
+// "localhost", valid for a year. Java uses RSA 2048; this is ECDSA P-256, which every
+// JDK 8+ and Go client accepts and which makes handshakes cheaper.
+func SelfSignedCertificate() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("remoting: test-mode key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("remoting: test-mode serial: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: "localhost"},
+		DNSNames:     []string{"localhost"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.AddDate(1, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("remoting: test-mode certificate: %w", err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
