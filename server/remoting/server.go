@@ -140,6 +140,11 @@ func (s *Server) Start() error {
 	if err := <-s.boot; err != nil {
 		return fmt.Errorf("remoting: listen %v: %w", addrs, err)
 	}
+	if s.opts.TLS.Err != nil {
+		s.log.Error().Err(s.opts.TLS.Err).Str("tls.server.mode", s.opts.TLS.Mode.String()).Msg("TLS configuration")
+	}
+	s.log.Info().Strs("listen", s.addrs).Str("tls.server.mode", s.opts.TLS.Mode.String()).Bool("tls", s.opts.TLS.Config != nil).
+		Int("maxConnections", s.lim.MaxConnections).Int("writeHighWater", s.lim.WriteHighWater).Msg("remoting listening")
 	return nil
 }
 

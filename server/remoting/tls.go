@@ -60,6 +60,7 @@ func (m TLSMode) String() string {
 type TLS struct {
 	Mode   TLSMode
 	Config *tls.Config // server certificate and client authentication; nil refuses TLS clients
+	Err    error       // why the configuration could not build Config (logged at Start)
 }
 
 // tlsRecordHandshake is the first byte of a TLS ClientHello record.
