@@ -40,7 +40,7 @@ type Limits struct {
 	WriteHighWater int
 	// WriteLowWater resumes input when they fall to it (0: WriteHighWater/4).
 	WriteLowWater int
-	// MaxPausedInbound closes a paused connection that has sent this much more (0: 64 MiB).
+	// MaxPausedInbound closes a paused connection that has sent this much more (0: 16 MiB).
 	MaxPausedInbound int
 	// MaxBuffered closes a paused connection when all paused ones hold this much (0: 512 MiB).
 	MaxBuffered int64
@@ -51,7 +51,7 @@ type Limits struct {
 const (
 	DefaultMaxConnections   = 65536
 	DefaultWriteHighWater   = 4 << 20
-	DefaultMaxPausedInbound = 64 << 20
+	DefaultMaxPausedInbound = 16 << 20
 	DefaultMaxBuffered      = 512 << 20
 	pauseTick               = 5 * time.Millisecond
 )
