@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"net"
 	"runtime"
 	"testing"
@@ -22,8 +23,8 @@ import (
 // happens, and that the memory is released after.
 
 // flood writes frames (one batch repeated) on a new connection without ever reading,
-// until total bytes are written or the server stops taking them, and returns the peak
-// heap growth seen while writing.
+// until total bytes are written or the server closes the connection, and returns the
+// peak heap growth seen while writing.
 func flood(t *testing.T, addr string, batch []byte, total int, during func()) (written int, peakGrowth uint64) {
 	t.Helper()
 	base := heapInUse()
@@ -51,11 +52,18 @@ func flood(t *testing.T, addr string, batch []byte, total int, during func()) (w
 		}
 	}()
 	calledDuring := false
-	for written < total {
-		_ = conn.SetWriteDeadline(time.Now().Add(3 * time.Second))
+	giveUp := time.Now().Add(60 * time.Second)
+	closed := false
+	for written < total && time.Now().Before(giveUp) {
+		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
 		n, err := conn.Write(batch)
 		written += n
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			continue // a slow loop on a loaded machine: the server may still read
+		}
 		if err != nil {
+			closed = true // by the server
 			break
 		}
 		if !calledDuring && written > 16<<20 {
@@ -64,6 +72,9 @@ func flood(t *testing.T, addr string, batch []byte, total int, during func()) (w
 		}
 	}
 	close(stop)
+	if !closed {
+		t.Errorf("the server neither closed the connection nor took all %d MiB in 60 s (wrote %d MiB)", total>>20, written>>20)
+	}
 	return written, <-peak
 }
 

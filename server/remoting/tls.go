@@ -319,13 +319,6 @@ func (t *tlsTransport) enqueue(w tlsWrite, n int64) error {
 	return nil
 }
 
-// queued is the bytes not yet written to the socket.
-func (t *tlsTransport) queued() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.n
-}
-
 // waitBelow blocks while more than high bytes are queued, until they fall to low.
 func (t *tlsTransport) waitBelow(high, low int64) error {
 	t.mu.Lock()
