@@ -71,53 +71,53 @@ func (c *Conn) Close() error {
 	return c.gc.Close()
 }
 
-// asyncWrite hands buf to the connection's writer; cb runs once it has been written or
-// buffered. It counts the bytes as unsent until then (flow.go).
-func (c *Conn) asyncWrite(buf []byte, cb func()) error {
-	n := int64(len(buf))
+// asyncWrite hands buf to the connection's writer. Once it has been written or buffered,
+// pooled (if not nil) goes back to the buffer pool and done (if not nil) runs. The bytes
+// count as unsent until then (flow.go). One closure per write, as before flow control.
+func (c *Conn) asyncWrite(buf []byte, pooled *[]byte, done func()) error {
+	return c.asyncWritev(nil, buf, pooled, done)
+}
+
+// asyncWritev is asyncWrite of head followed by parts (zero-copy body pieces); parts nil
+// writes head alone.
+func (c *Conn) asyncWritev(parts [][]byte, head []byte, pooled *[]byte, done func()) error {
+	n := int64(len(head))
+	for _, b := range parts {
+		n += int64(len(b))
+	}
 	c.unsent.Add(n)
-	done := func(gc gnet.Conn, _ error) error {
+	cb := func(gc gnet.Conn, _ error) error {
 		if gc != nil {
 			c.outbound.Store(int64(gc.OutboundBuffered())) // on the loop
 		}
 		c.unsent.Add(-n)
-		cb()
-		return nil
-	}
-	var err error
-	if t := c.tls.Load(); t != nil {
-		err = t.AsyncWrite(buf, done)
-	} else {
-		err = c.gc.AsyncWrite(buf, done)
-	}
-	if err != nil {
-		c.unsent.Add(-n)
-	}
-	return err
-}
-
-func (c *Conn) asyncWritev(vec [][]byte, cb func()) error {
-	var n int64
-	for _, b := range vec {
-		n += int64(len(b))
-	}
-	c.unsent.Add(n)
-	done := func(gc gnet.Conn, _ error) error {
-		if gc != nil {
-			c.outbound.Store(int64(gc.OutboundBuffered()))
+		if pooled != nil {
+			putBuf(pooled)
 		}
-		c.unsent.Add(-n)
-		cb()
+		if done != nil {
+			done()
+		}
 		return nil
 	}
 	var err error
-	if t := c.tls.Load(); t != nil {
-		err = t.AsyncWritev(vec, done)
-	} else {
-		err = c.gc.AsyncWritev(vec, done)
+	t := c.tls.Load()
+	switch {
+	case parts == nil && t != nil:
+		err = t.AsyncWrite(head, cb)
+	case parts == nil:
+		err = c.gc.AsyncWrite(head, cb)
+	default:
+		vec := make([][]byte, 0, len(parts)+1)
+		vec = append(vec, head)
+		vec = append(vec, parts...)
+		if t != nil {
+			err = t.AsyncWritev(vec, cb)
+		} else {
+			err = c.gc.AsyncWritev(vec, cb)
+		}
 	}
 	if err != nil {
-		c.unsent.Add(-n)
+		c.unsent.Add(-n) // the callback never runs: the caller releases pooled and runs done
 	}
 	return err
 }
@@ -146,21 +146,10 @@ func (c *Conn) sendParts(cmd *protocol.Command, parts [][]byte, done func()) err
 	if cmd.IsResponse() {
 		protocol.ReleaseCommand(cmd) // encoded: an answer is not used after it is sent
 	}
-	cb := func() {
-		putBuf(buf)
-		if done != nil {
-			done()
-		}
-	}
-	var err error
 	if len(parts) == 0 {
-		err = c.asyncWrite(*buf, cb)
-	} else {
-		vec := make([][]byte, 0, len(parts)+1)
-		vec = append(vec, *buf)
-		vec = append(vec, parts...)
-		err = c.asyncWritev(vec, cb)
+		parts = nil
 	}
+	err := c.asyncWritev(parts, *buf, buf, done)
 	if err != nil {
 		putBuf(buf)
 		if done != nil {

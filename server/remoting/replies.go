@@ -43,7 +43,7 @@ func (r *Replies) Flush() {
 			putBuf(b)
 			continue
 		}
-		if err := c.asyncWrite(*b, func() { putBuf(b) }); err != nil {
+		if err := c.asyncWrite(*b, b, nil); err != nil {
 			putBuf(b)
 		}
 	}

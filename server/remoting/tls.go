@@ -219,7 +219,7 @@ func (s *Server) flushTLS(c *Conn, out *[]byte) {
 	if out == nil {
 		return
 	}
-	if len(*out) == 0 || c.asyncWrite(*out, func() { putBuf(out) }) != nil {
+	if len(*out) == 0 || c.asyncWrite(*out, out, nil) != nil {
 		putBuf(out)
 	}
 }
