@@ -106,7 +106,7 @@ func (b *Broker) LoadFile(path string) (unknown []string, err error) {
 func (b *Broker) Load(props map[string]string) (unknown []string, err error) {
 	unknown, err = Apply(props, b.Targets()...)
 	unknown = slices.DeleteFunc(unknown, func(k string) bool {
-		return k == KeyAddressServerDomain || k == KeyAddressServerSubGroup || isSkyrocketKey(k) || IsTimerKey(k)
+		return k == KeyAddressServerDomain || k == KeyAddressServerSubGroup || isSkyrocketKey(k) || IsTimerKey(k) || isTransportKey(k)
 	})
 	if b.FileProps == nil {
 		b.FileProps = make(map[string]string, len(props))

@@ -49,7 +49,7 @@ func (n *Namesrv) LoadFile(path string) (unknown []string, err error) {
 // Load applies props to both configs (see Apply) and remembers them in FileProps.
 func (n *Namesrv) Load(props map[string]string) (unknown []string, err error) {
 	unknown, err = Apply(props, n.Targets()...)
-	unknown = slices.DeleteFunc(unknown, isSkyrocketKey)
+	unknown = slices.DeleteFunc(unknown, func(k string) bool { return isSkyrocketKey(k) || isTransportKey(k) })
 	if n.FileProps == nil {
 		n.FileProps = make(map[string]string, len(props))
 	}

@@ -17,7 +17,8 @@ var ErrUnsupported = broker.ErrUnsupported
 // mapping, which also keeps a copy of cfg as Options.Config. The one thing it adds is the
 // process's environment: an empty namesrvAddr falls back to $NAMESRV_ADDR (its default
 // already comes from there, see configs.DefaultBrokerConfig; this covers a file that sets
-// it empty). The Logger is left Nop: the caller sets it.
+// it empty), and the listeners' limits and TLS, and the outbound client's TLS
+// (TransportOptions). The Logger is left Nop: the caller sets it.
 //
 // Properties that have no effect are listed in ineffective.go (see
 // IneffectiveBrokerProperties).
@@ -29,5 +30,6 @@ func BrokerOptions(cfg *configs.Broker) (broker.Options, error) {
 	if len(o.NamesrvAddrs) == 0 {
 		o.NamesrvAddrs = broker.SplitNamesrvAddr(os.Getenv("NAMESRV_ADDR"))
 	}
+	o.Transport = TransportOptions(cfg.Server, cfg.FileProps, true)
 	return o, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/configs"
 	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -27,6 +28,10 @@ var brokerMapped = []struct {
 	{"autoDeleteUnusedStats", "true", func(o *broker.Options) bool { return o.Config.Broker.AutoDeleteUnusedStats }},
 	{"configBlackList", "a;b", func(o *broker.Options) bool { return o.Config.Broker.ConfigBlackList == "a;b" }},
 	{"enableScheduleMessageStats", "false", func(o *broker.Options) bool { return !o.Config.Store.EnableScheduleMessageStats }},
+	// remoting limits and TLS (TransportOptions)
+	{"writeBufferHighWaterMark", "1048576", func(o *broker.Options) bool { return o.Transport.Limits.WriteHighWater == 1<<20 }},
+	{"writeBufferLowWaterMark", "65536", func(o *broker.Options) bool { return o.Transport.Limits.WriteLowWater == 65536 }},
+	{"useTLS", "true", func(o *broker.Options) bool { return o.Transport.ClientTLS != nil }},
 	// replication (MessageStoreConfig)
 	{"haSendHeartbeatInterval", "7000", func(o *broker.Options) bool { return o.HA.HeartbeatInterval == 7*time.Second }},
 	{"haHousekeepingInterval", "30000", func(o *broker.Options) bool { return o.HA.HousekeepingInterval == 30*time.Second }},
@@ -226,6 +231,7 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"WaitTimeInPullQueue", "AdminThreads",
 			"EnableVIP",                             // no Java property: Java always serves the VIP port
 			"EventLoops",                            // gnet's loops: no Java property (Netty's selector threads differ in kind)
+			"Transport",                             // set by BrokerOptions (TransportOptions)
 			"HA", "HAMasterAddress", "SlaveTimeout", // haSendHeartbeatInterval, haHousekeepingInterval, haTransferBatchSize, haSlaveFallbehindMax, haMasterAddress, slaveTimeout
 			"SlaveSyncPeriod", // no Java property: SlaveSynchronize runs every 10 s
 			"Store", "Logger",
@@ -401,6 +407,12 @@ func TestBrokerOptions_DefaultOptionsDeriveFromConfigs(t *testing.T) {
 		t.Error("the options share the caller's configuration instead of a copy")
 	}
 	got.Config, want.Config = nil, nil
+	// Transport comes from BrokerOptions (TransportOptions): DefaultOptions, for tests and
+	// embedding, has no TLS; want has the test-mode certificate just generated.
+	if want.Transport.TLS.Mode != remoting.TLSPermissive || want.Transport.TLS.Config == nil {
+		t.Errorf("BrokerOptions' default TLS = %+v, want permissive with a test-mode certificate", want.Transport.TLS)
+	}
+	want.Transport = got.Transport
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DefaultOptions differ from the mapping of DefaultConfig:\n got %+v\nwant %+v", got, want)
 	}

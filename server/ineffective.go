@@ -11,7 +11,7 @@ import (
 // Why a Java property has no effect in Skyrocket.
 const (
 	whyNetty     = "Skyrocket's remoting is gnet, not Netty: Netty's threads, buffers and socket options have no counterpart"
-	whyClient    = "the broker's outbound client (registration) uses fixed settings: 3 s dial timeout, no TLS"
+	whyClient    = "the broker's outbound client (registration) uses fixed settings: 3 s dial timeout; only useTLS applies"
 	whyPool      = "this executor has no separate pool in Skyrocket (the request runs inline or on a fixed-size pool)"
 	whyNotYet    = "not yet in broker.Options: the broker behaves as with Java's default"
 	whyDLedger   = "DLedger is not supported (enableDLegerCommitLog=true is refused)"
@@ -69,8 +69,6 @@ var brokerIneffective = map[string]string{
 	"serverChannelMaxIdleTimeSeconds":    whyNotYet,
 	"serverSocketSndBufSize":             whyNetty,
 	"serverSocketRcvBufSize":             whyNetty,
-	"writeBufferHighWaterMark":           whyNetty,
-	"writeBufferLowWaterMark":            whyNetty,
 	"serverSocketBacklog":                whyNetty,
 	"serverPooledByteBufAllocatorEnable": whyNetty,
 	"useEpollNativeSelector":             whyNetty,
@@ -87,7 +85,6 @@ var brokerIneffective = map[string]string{
 	"clientSocketRcvBufSize":             whyClient,
 	"clientPooledByteBufAllocatorEnable": whyClient,
 	"clientCloseSocketIfTimeout":         whyClient,
-	"useTLS":                             whyClient,
 
 	// MessageStoreConfig
 	"storePathDLedgerCommitLog":                whyDLedger,
@@ -138,8 +135,6 @@ var namesrvIneffective = map[string]string{
 	"serverAsyncSemaphoreValue":          whyNetty,
 	"serverSocketSndBufSize":             whyNetty,
 	"serverSocketRcvBufSize":             whyNetty,
-	"writeBufferHighWaterMark":           whyNetty,
-	"writeBufferLowWaterMark":            whyNetty,
 	"serverSocketBacklog":                whyNetty,
 	"serverPooledByteBufAllocatorEnable": whyNetty,
 	"useEpollNativeSelector":             whyNetty,

@@ -17,7 +17,7 @@ import (
 
 // NamesrvOptions maps a NameServer configuration onto namesrv.Options: 0.0.0.0:listenPort
 // (Java binds every interface), kvConfigPath, orderMessageEnable,
-// serverChannelMaxIdleTimeSeconds, and a NamesrvConfiguration over cfg for
+// serverChannelMaxIdleTimeSeconds, the limits and TLS (TransportOptions), and a NamesrvConfiguration over cfg for
 // GET/UPDATE_NAMESRV_CONFIG. Broker expiry (120 s) and the scan period (10 s) are Java
 // constants, not properties, and keep namesrv's defaults. The Logger is left Nop.
 //
@@ -28,6 +28,7 @@ func NamesrvOptions(cfg *configs.Namesrv) namesrv.Options {
 		KVConfigPath:       cfg.Namesrv.KvConfigPath,
 		OrderMessageEnable: cfg.Namesrv.OrderMessageEnable,
 		IdleTimeout:        time.Duration(cfg.Server.ServerChannelMaxIdleTimeSeconds) * time.Second,
+		Transport:          TransportOptions(cfg.Server, cfg.FileProps, false),
 		Config:             NewNamesrvConfiguration(cfg),
 	}
 }

@@ -43,7 +43,8 @@ func TestNamesrvOptions_Defaults(t *testing.T) {
 
 func TestNamesrvOptions_EveryPropertyMappedOrListed(t *testing.T) {
 	mapped := map[string]bool{"listenPort": true, "kvConfigPath": true, "orderMessageEnable": true,
-		"serverChannelMaxIdleTimeSeconds": true, "configStorePath": true, "configBlackList": true}
+		"serverChannelMaxIdleTimeSeconds": true, "configStorePath": true, "configBlackList": true,
+		"writeBufferHighWaterMark": true, "writeBufferLowWaterMark": true}
 	for _, target := range configs.NewNamesrv().Targets() {
 		for _, k := range propKeys(target) {
 			_, listed := namesrvIneffective[k]

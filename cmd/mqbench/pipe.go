@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -612,6 +613,10 @@ func errResponse(resp *protocol.Command) error {
 // with a failure code.
 var errRefused = errors.New("mqbench: request refused")
 
+// dialTLS, set by -tls, makes every connection TLS (as the Go client's WithTls: no
+// server verification, no client certificate).
+var dialTLS bool
+
 func dial(addr string, timeout time.Duration) (net.Conn, error) {
 	nc, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
@@ -622,5 +627,15 @@ func dial(addr string, timeout time.Duration) (net.Conn, error) {
 		_ = tc.SetReadBuffer(1 << 20)
 		_ = tc.SetWriteBuffer(1 << 20)
 	}
-	return nc, nil
+	if !dialTLS {
+		return nc, nil
+	}
+	tc := tls.Client(nc, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // RocketMQ clients do not verify the server (Java test mode, Go WithTls)
+	_ = tc.SetDeadline(time.Now().Add(timeout + time.Second))
+	if err := tc.Handshake(); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("mqbench: TLS handshake with %s: %w", addr, err)
+	}
+	_ = tc.SetDeadline(time.Time{})
+	return tc, nil
 }

@@ -67,6 +67,7 @@ func (o *loadOpts) register(fs *flag.FlagSet, conns, window int) {
 	fs.StringVar(&o.jsonFile, "json-out", "", "also write the report as JSON to this file")
 	fs.DurationVar(&o.hbEvery, "heartbeat-interval", heartbeatInterval, "repeat each connection's HEART_BEAT this often (produce, consume; Java closes a silent client's connection after 120 s)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write mqbench's own CPU profile of the measured window here (to check the client is cheap)")
+	fs.BoolVar(&dialTLS, "tls", false, "connect with TLS (the server's tls.server.mode permissive or enforcing; no certificate check, as RocketMQ clients)")
 	o.pair.flags(fs)
 }
 

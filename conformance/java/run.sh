@@ -23,7 +23,8 @@
 #                          and master/slave replication across them (conformance/ha_java_test.go);
 #                          ACL: the same signed requests to a Java and a Skyrocket broker with one
 #                          plain_acl.yml (diff_acl_test.go), the Java client's AclClientRPCHook
-#                          against Skyrocket (acl_java_test.go)
+#                          against Skyrocket (acl_java_test.go); the 4.9.8 Java client over TLS
+#                          against Skyrocket (tls_java_test.go)
 #
 # Later steps (Java client scenarios, the mqadmin matrix) are added as step_<name> functions
 # and, when they belong in make test, to DEFAULT_STEPS.
@@ -102,9 +103,9 @@ step_clients_java() {
 step_diff() {
   local log rc=0
   log=$(mktemp)
-  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_|TestACLJava_)' ./conformance/) \
+  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_|TestACLJava_|TestTLSJava_)' ./conformance/) \
     >"$log" 2>&1 || rc=$?
-  grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java |ha_java_test' "$log" || true
+  grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java |ha_java_test|Java 4.9.8 client' "$log" || true
   if [ "$rc" -ne 0 ]; then
     # The filter above hides most test log lines: on a failure show them all (not the clients' logs).
     echo "== diff failed (exit $rc): every test log line"

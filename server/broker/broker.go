@@ -161,6 +161,8 @@ func New(opts Options) (*Broker, error) {
 	b.rs = remoting.NewServer(remoting.Options{
 		Listeners:  listeners,
 		EventLoops: opts.EventLoops,
+		Limits:     opts.Transport.Limits,
+		TLS:        opts.Transport.TLS,
 		Logger:     log,
 		OnClose:    b.connClosed,
 		Unknown:    b.guardedUnknown(),
@@ -169,7 +171,8 @@ func New(opts Options) (*Broker, error) {
 	// master's metadata: GET_ALL_TOPIC_CONFIG of a master with ~90,000 topics passes the
 	// 16 MiB frame, which Java's slave refuses (its topics never sync). Skyrocket's reads
 	// answers up to outboundMaxFrame from the servers it is configured to call.
-	b.nsClient = remoting.NewClient(remoting.ClientOptions{DialTimeout: 3 * time.Second, Logger: log, MaxFrameSize: outboundMaxFrame})
+	b.nsClient = remoting.NewClient(remoting.ClientOptions{DialTimeout: 3 * time.Second, Logger: log, MaxFrameSize: outboundMaxFrame,
+		TLS: opts.Transport.ClientTLS})
 	return b, nil
 }
 

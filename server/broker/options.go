@@ -8,6 +8,7 @@ import (
 
 	"github.com/skyrocket-mq/skyrocket/configs"
 	"github.com/skyrocket-mq/skyrocket/ha"
+	"github.com/skyrocket-mq/skyrocket/server/remoting"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
@@ -86,6 +87,7 @@ type Options struct {
 	WaitTimeInPullQueue         time.Duration // 5 s
 	AdminThreads                int           // 16
 	EventLoops                  int
+	Transport                   remoting.Transport // connection limits, TLS of the listeners and of the outbound client (server.TransportOptions)
 
 	// Replication (MessageStoreConfig's ha* keys; ha/): HA.ListenAddr is derived from
 	// HAPort unless set (tests bind port 0). HAMasterAddress, when set, is the HA address a slave follows instead of the

@@ -31,6 +31,7 @@ type Options struct {
 	ScanInterval       time.Duration // 10 s
 	IdleTimeout        time.Duration // 120 s
 	EventLoops         int
+	Transport          remoting.Transport // connection limits and TLS (server.TransportOptions)
 	Config             Configuration
 	Logger             zerolog.Logger
 }
@@ -68,6 +69,8 @@ func New(opts Options) (*Server, error) {
 		Listeners:   []remoting.Listener{{Addr: opts.ListenAddr}},
 		IdleTimeout: opts.IdleTimeout,
 		EventLoops:  opts.EventLoops,
+		Limits:      opts.Transport.Limits,
+		TLS:         opts.Transport.TLS,
 		Logger:      log,
 		OnClose:     s.routes.RemoveConn,
 	}, s.handlers())

@@ -3,6 +3,7 @@ package remoting
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,9 @@ type ClientOptions struct {
 	Logger       zerolog.Logger
 	// OnRequest serves requests the peer sends us (a broker calling a client); nil ignores them.
 	OnRequest func(conn *ClientConn, req *protocol.Command) *protocol.Command
+	// TLS, when set, dials every connection with it (Java: NettyClientConfig.useTLS, the
+	// broker's default being tls.server.mode=enforcing).
+	TLS *tls.Config
 }
 
 // Client sends requests to remote servers, one connection per address (Java:
@@ -74,7 +78,14 @@ func (c *Client) Conn(addr string) (*ClientConn, error) {
 		}
 	}
 	c.mu.Unlock()
-	nc, err := net.DialTimeout("tcp", addr, c.opts.DialTimeout)
+	d := &net.Dialer{Timeout: c.opts.DialTimeout}
+	var nc net.Conn
+	var err error
+	if c.opts.TLS != nil {
+		nc, err = tls.DialWithDialer(d, "tcp", addr, c.opts.TLS)
+	} else {
+		nc, err = d.Dial("tcp", addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("remoting: connect to %s: %w", addr, err)
 	}

@@ -25,7 +25,8 @@ var (
 
 // Conn is one accepted connection (Java: a Netty Channel). It is safe for concurrent use.
 type Conn struct {
-	gc       gnet.Conn
+	gc       gnet.Conn                    // the event-loop connection; unused once tls is set
+	tls      atomic.Pointer[tlsTransport] // set when the connection left gnet for TLS (tls.go)
 	srv      *Server
 	id       uint64
 	remote   string // "ip:port"
@@ -33,6 +34,15 @@ type Conn struct {
 	excluded map[protocol.RequestCode]bool // codes not served on this listener (VIP port)
 	lastRead atomic.Int64                  // unix nanos of the last inbound frame
 	closed   atomic.Bool
+
+	// Flow control (flow.go). unsent counts answer bytes handed to AsyncWrite that gnet has
+	// not yet taken; outbound mirrors gnet's OutboundBuffered as last seen on the loop.
+	unsent   atomic.Int64
+	outbound atomic.Int64
+	decided  bool  // loop only: the first byte chose plaintext or TLS
+	detached bool  // loop only: the socket now belongs to the TLS path
+	paused   bool  // loop only: input is not processed until the answers drain
+	heldIn   int64 // loop only: inbound bytes counted into Server.held while paused
 
 	pendingMu sync.Mutex
 	pending   map[int32]chan *protocol.Command
@@ -55,7 +65,61 @@ func (c *Conn) Closed() bool { return c.closed.Load() }
 
 // Close closes the connection.
 func (c *Conn) Close() error {
+	if t := c.tls.Load(); t != nil {
+		return t.Close()
+	}
 	return c.gc.Close()
+}
+
+// asyncWrite hands buf to the connection's writer. Once it has been written or buffered,
+// pooled (if not nil) goes back to the buffer pool and done (if not nil) runs. The bytes
+// count as unsent until then (flow.go). One closure per write, as before flow control.
+func (c *Conn) asyncWrite(buf []byte, pooled *[]byte, done func()) error {
+	return c.asyncWritev(nil, buf, pooled, done)
+}
+
+// asyncWritev is asyncWrite of head followed by parts (zero-copy body pieces); parts nil
+// writes head alone.
+func (c *Conn) asyncWritev(parts [][]byte, head []byte, pooled *[]byte, done func()) error {
+	n := int64(len(head))
+	for _, b := range parts {
+		n += int64(len(b))
+	}
+	c.unsent.Add(n)
+	cb := func(gc gnet.Conn, _ error) error {
+		if gc != nil {
+			c.outbound.Store(int64(gc.OutboundBuffered())) // on the loop
+		}
+		c.unsent.Add(-n)
+		if pooled != nil {
+			putBuf(pooled)
+		}
+		if done != nil {
+			done()
+		}
+		return nil
+	}
+	var err error
+	t := c.tls.Load()
+	switch {
+	case parts == nil && t != nil:
+		err = t.AsyncWrite(head, cb)
+	case parts == nil:
+		err = c.gc.AsyncWrite(head, cb)
+	default:
+		vec := make([][]byte, 0, len(parts)+1)
+		vec = append(vec, head)
+		vec = append(vec, parts...)
+		if t != nil {
+			err = t.AsyncWritev(vec, cb)
+		} else {
+			err = c.gc.AsyncWritev(vec, cb)
+		}
+	}
+	if err != nil {
+		c.unsent.Add(-n) // the callback never runs: the caller releases pooled and runs done
+	}
+	return err
 }
 
 // Send writes a command, encoded in its own serialize type, without waiting.
@@ -82,22 +146,10 @@ func (c *Conn) sendParts(cmd *protocol.Command, parts [][]byte, done func()) err
 	if cmd.IsResponse() {
 		protocol.ReleaseCommand(cmd) // encoded: an answer is not used after it is sent
 	}
-	cb := func(gnet.Conn, error) error {
-		putBuf(buf)
-		if done != nil {
-			done()
-		}
-		return nil
-	}
-	var err error
 	if len(parts) == 0 {
-		err = c.gc.AsyncWrite(*buf, cb)
-	} else {
-		vec := make([][]byte, 0, len(parts)+1)
-		vec = append(vec, *buf)
-		vec = append(vec, parts...)
-		err = c.gc.AsyncWritev(vec, cb)
+		parts = nil
 	}
+	err := c.asyncWritev(parts, *buf, buf, done)
 	if err != nil {
 		putBuf(buf)
 		if done != nil {

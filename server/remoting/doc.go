@@ -18,6 +18,12 @@
 //     opaque, set the response flag and use the request's serialize type.
 //  4. RocketMQ matches responses by opaque, so responses may leave out of order; within a
 //     connection requests are started in order.
+//  5. Flow control (flow.go): a connection whose unsent answers pass Limits.WriteHighWater
+//     is not decoded until they drain; one that keeps sending meanwhile is closed, as are
+//     connections over Limits.MaxConnections.
+//  6. TLS (tls.go): the first byte of each connection chooses plaintext (served on the
+//     loop as above) or TLS (the socket leaves gnet for crypto/tls on two goroutines,
+//     which dispatch through the same table), as tls.server.mode allows.
 //
 // Concurrency: Conn methods are safe for concurrent use unless documented otherwise.
 // Handlers may keep a request and answer it later with Context.Reply (long polling).

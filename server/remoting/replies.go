@@ -1,8 +1,6 @@
 package remoting
 
 import (
-	"github.com/panjf2000/gnet/v2"
-
 	"github.com/skyrocket-mq/skyrocket/codec"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 )
@@ -45,10 +43,7 @@ func (r *Replies) Flush() {
 			putBuf(b)
 			continue
 		}
-		if err := c.gc.AsyncWrite(*b, func(gnet.Conn, error) error {
-			putBuf(b)
-			return nil
-		}); err != nil {
+		if err := c.asyncWrite(*b, b, nil); err != nil {
 			putBuf(b)
 		}
 	}

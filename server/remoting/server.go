@@ -41,6 +41,12 @@ type Options struct {
 	OnClose func(*Conn)
 	// Observe sees every inbound request before dispatch, on the event loop (stats, debug logs).
 	Observe func(*Conn, *protocol.Command)
+
+	// Limits bound connections and the bytes held for clients that do not read (flow.go).
+	Limits Limits
+	// TLS is tls.server.mode and the server's certificate (tls.go); the zero value is
+	// disabled.
+	TLS TLS
 }
 
 // Server is a RocketMQ remoting server on gnet.
@@ -48,6 +54,8 @@ type Server struct {
 	gnet.BuiltinEventEngine
 
 	opts  Options
+	lim   Limits
+	flow  flow
 	tab   *table
 	log   zerolog.Logger
 	eng   gnet.Engine
@@ -60,6 +68,7 @@ type Server struct {
 	connsMu  sync.Mutex
 	conns    map[uint64]*Conn
 	inflight sync.WaitGroup
+	tlsConns sync.WaitGroup // serveTLS goroutines
 	stopping atomic.Bool
 
 	// dupsMu guards dups: duplicates of the listening sockets, taken in OnBoot and closed
@@ -78,7 +87,8 @@ func NewServer(opts Options, routes []Route) *Server {
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 120 * time.Second
 	}
-	s := &Server{opts: opts, tab: newTable(routes, opts.Unknown), log: opts.Logger, conns: make(map[uint64]*Conn)}
+	s := &Server{opts: opts, lim: opts.Limits, tab: newTable(routes, opts.Unknown), log: opts.Logger, conns: make(map[uint64]*Conn)}
+	s.lim.withDefaults()
 	seen := map[*Pool]bool{}
 	for _, r := range routes {
 		if r.Pool != nil && !seen[r.Pool] {
@@ -130,6 +140,11 @@ func (s *Server) Start() error {
 	if err := <-s.boot; err != nil {
 		return fmt.Errorf("remoting: listen %v: %w", addrs, err)
 	}
+	if s.opts.TLS.Err != nil {
+		s.log.Error().Err(s.opts.TLS.Err).Str("tls.server.mode", s.opts.TLS.Mode.String()).Msg("TLS configuration")
+	}
+	s.log.Info().Strs("listen", s.addrs).Str("tls.server.mode", s.opts.TLS.Mode.String()).Bool("tls", s.opts.TLS.Config != nil).
+		Int("maxConnections", s.lim.MaxConnections).Int("writeHighWater", s.lim.WriteHighWater).Msg("remoting listening")
 	return nil
 }
 
@@ -216,6 +231,9 @@ func (s *Server) closeDups() {
 
 // OnOpen registers the connection.
 func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+	if !s.admit(addrString(gc.RemoteAddr())) {
+		return nil, gnet.Close
+	}
 	c := &Conn{gc: gc, srv: s, id: s.connSeq.Add(1), remote: addrString(gc.RemoteAddr()), local: addrString(gc.LocalAddr())}
 	for i, l := range s.opts.Listeners {
 		if len(l.Exclude) > 0 && sameListener(c.local, s.addrs[i]) {
@@ -246,9 +264,20 @@ func sameListener(local, listen string) bool {
 // OnClose forgets the connection and fails its pending invocations.
 func (s *Server) OnClose(gc gnet.Conn, err error) gnet.Action {
 	c, _ := gc.Context().(*Conn)
-	if c == nil {
-		return gnet.None
+	if c != nil && c.detached {
+		return gnet.None // handed to the TLS path, which forgets it when it closes (tls.go)
 	}
+	s.flow.open.Add(-1)
+	if c == nil {
+		return gnet.None // refused by MaxConnections
+	}
+	s.resume(c, true)
+	s.connClosed(c, err)
+	return gnet.None
+}
+
+// connClosed forgets a closed connection: gnet's, or a TLS one when its socket closes.
+func (s *Server) connClosed(c *Conn, err error) {
 	c.closed.Store(true)
 	s.connsMu.Lock()
 	delete(s.conns, c.id)
@@ -262,7 +291,6 @@ func (s *Server) OnClose(gc gnet.Conn, err error) gnet.Action {
 	if s.opts.OnClose != nil {
 		s.opts.OnClose(c)
 	}
-	return gnet.None
 }
 
 // OnTraffic decodes every whole frame, runs inline handlers and writes their responses
@@ -272,9 +300,39 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	if c == nil {
 		return gnet.Close
 	}
+	if !c.decided {
+		if act, done := s.firstByte(c, gc); done {
+			return act
+		}
+	}
+	if c.paused {
+		if unsentOf(c, gc, 0) > int64(s.lim.WriteLowWater) {
+			if !s.holdPaused(c, gc) {
+				return gnet.Close
+			}
+			return gnet.None
+		}
+		s.resume(c, false)
+	}
+	if gc.InboundBuffered() == 0 {
+		return gnet.None // a wake-up with nothing to read
+	}
 	c.lastRead.Store(time.Now().UnixNano())
 	var out *[]byte
+	queued := unsentOf(c, gc, 0) // gnet's outbound does not change before the flush below
 	for {
+		pending := 0
+		if out != nil {
+			pending = len(*out)
+		}
+		if u := queued + int64(pending); u >= int64(s.lim.WriteHighWater) {
+			s.flush(gc, out)
+			s.pause(c, unsentOf(c, gc, 0))
+			if !s.holdPaused(c, gc) {
+				return gnet.Close
+			}
+			return gnet.None
+		}
 		cmd, err := codec.ReadCommandInPlace(gc, s.opts.MaxFrameSize)
 		if errors.Is(err, codec.ErrIncomplete) {
 			break
@@ -436,6 +494,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	s.stopAccepting()
+	for _, c := range s.Conns() {
+		if c.tls.Load() != nil {
+			_ = c.Close()
+		}
+	}
+	s.tlsConns.Wait()
 	if err := s.eng.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, gerrors.ErrEngineInShutdown) {
 		return fmt.Errorf("remoting: stop: %w", err)
 	}
