@@ -235,9 +235,10 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"HA", "HAMasterAddress", "SlaveTimeout", // haSendHeartbeatInterval, haHousekeepingInterval, haTransferBatchSize, haSlaveFallbehindMax, haMasterAddress, slaveTimeout
 			"SlaveSyncPeriod", // no Java property: SlaveSynchronize runs every 10 s
 			"Store", "Logger",
-			"Config",            // the snapshot the options came from, for GET/UPDATE_BROKER_CONFIG
-			"ACLPlainFile",      // Java's system property -Drocketmq.acl.plain.file, not a broker.conf property
-			"ACLWatchInterval"}, // no Java property: AclFileWatchService looks every 5 s
+			"Config",           // the snapshot the options came from, for GET/UPDATE_BROKER_CONFIG
+			"ACLPlainFile",     // Java's system property -Drocketmq.acl.plain.file, not a broker.conf property
+			"ACLWatchInterval", // no Java property: AclFileWatchService looks every 5 s
+			"Timer"},           // 5.x's timer properties, read from the file's properties by configs.TimerFrom (configs/timer.go)
 		"store.Config": {"RootDir", "CommitLogDir", "MappedFileSizeCommitLog", "MappedFileSizeConsumeQueue", "FlushDiskType",
 			"FlushInterval", "FlushCommitLogLeastPages", "FlushCommitLogThoroughInterval", "FlushConsumeQueueInterval",
 			"FlushConsumeQueueLeastPages", "FlushConsumeQueueThoroughInterval", "SyncFlushTimeout", "FileReservedTime",
