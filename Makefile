@@ -89,7 +89,7 @@ check-generated: generate
 	git diff --exit-code -- protocol/
 
 conformance:
-	$(GO) test -count=1 -timeout 20m ./conformance/...
+	$(GO) test -count=1 -timeout 30m ./conformance/...
 
 conformance-java:
 	@./.ci/java-conformance.sh
