@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -14,19 +13,10 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/configs"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
-
-func freeHTTPPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 func getStatus(t *testing.T, url string) (int, metrics.Status, string) {
 	t.Helper()
@@ -60,7 +50,7 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 // asked for.
 func TestStartNode_HealthDuringRecoveryThenReady(t *testing.T) {
 	dir := t.TempDir()
-	nsPort, brPort, httpPort := freePort(t), freePort(t), freeHTTPPort(t)
+	nsPort, brPort, httpPort := freePort(t), freePort(t), testkit.FreePort(t)
 	n := configs.NewNamesrv()
 	n.Namesrv.KvConfigPath = ""
 	nsOpts := NamesrvOptions(n)

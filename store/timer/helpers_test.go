@@ -10,19 +10,14 @@ import (
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
+	"github.com/skyrocket-mq/skyrocket/conformance/testkit"
 	"github.com/skyrocket-mq/skyrocket/store"
 )
 
-// waitFor polls cond until it holds or d passes.
+// waitFor: conformance/testkit.Eventually.
 func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, d, what, cond)
 }
 
 func openTestStore(t testing.TB, root string) *store.Store {
