@@ -51,8 +51,18 @@ func (b *Broker) EnableClientMetrics(period time.Duration) {
 	}()
 }
 
-// pollClients asks each online consumer for its running info, one at a time.
+// pollClients asks each online consumer for its running info, one at a time. A consumer
+// that does not answer this round (busy, slow network) keeps its rows of the last round,
+// so its series do not flicker out of a scrape; a consumer gone is gone at once.
 func (b *Broker) pollClients() {
+	type key struct{ clientID, group string }
+	last := map[key][]metrics.ClientConsume{}
+	if p := b.clientRows.Load(); p != nil {
+		for _, r := range *p {
+			k := key{r.ClientID, r.Group}
+			last[k] = append(last[k], r)
+		}
+	}
 	var rows []metrics.ClientConsume
 	for _, group := range b.consumers.Groups() {
 		g := b.consumers.Group(group)
@@ -70,6 +80,7 @@ func (b *Broker) pollClients() {
 			cancel()
 			if err != nil || resp.Code != int32(protocol.ResSuccess) {
 				b.log.Debug().Err(err).Str("group", group).Str("client", ch.ClientID).Msg("client metrics: running info not answered")
+				rows = append(rows, last[key{ch.ClientID, group}]...)
 				continue
 			}
 			var info struct {
@@ -81,6 +92,7 @@ func (b *Broker) pollClients() {
 			}
 			if err != nil {
 				b.log.Debug().Err(err).Str("group", group).Str("client", ch.ClientID).Msg("client metrics: running info does not parse")
+				rows = append(rows, last[key{ch.ClientID, group}]...)
 				continue
 			}
 			for topic, st := range info.StatusTable {
