@@ -418,6 +418,22 @@ func TestConformance_Broker_OffsetsSurviveConsumerRestart(t *testing.T) {
 	first := newReceived()
 	stop := startPushConsumer(t, c.nsAddr(), group, topic, all, collect(first))
 	eventually(t, 30*time.Second, "first batch consumed", func() bool { d, _ := first.count(); return d == 20 })
+	// The Go client moves its offset after the callback returns and commits every 5 s: wait
+	// until the broker holds all 20 (a Shutdown racing the last offset update would commit 19,
+	// which is the client's behaviour, not the broker's).
+	w := newWire(t, c.opts.ListenAddr)
+	eventually(t, 30*time.Second, "the 20 offsets committed", func() bool {
+		r := w.call(protocol.CodeGetConsumeStats, &protocol.GetConsumeStatsRequestHeader{ConsumerGroup: group, Topic: topic}, nil)
+		var cs struct {
+			OffsetTable map[string]struct{ ConsumerOffset int64 } `json:"offsetTable"`
+		}
+		stdJSON(t, r.Body, &cs)
+		var done int64
+		for _, v := range cs.OffsetTable {
+			done += v.ConsumerOffset
+		}
+		return done == 20
+	})
 	stop() // Shutdown persists offsets with UPDATE_CONSUMER_OFFSET
 	// The broker persists consumerOffset.json; restart it too so the offsets must come from disk.
 	c.restartBroker()
