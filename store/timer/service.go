@@ -28,9 +28,6 @@ const (
 	PropertyOutMs     = "TIMER_OUT_MS"
 )
 
-// transHalfTopic is never a delivery target (Java: TransactionalMessageUtil.buildHalfTopic()).
-const transHalfTopic = "RMQ_SYS_TRANS_HALF_TOPIC"
-
 // Defaults (Java 5.x MessageStoreConfig).
 const (
 	DefaultPrecisionMs = 1000
@@ -99,8 +96,7 @@ type Service struct {
 	wh         *wheel
 	cursor     int64 // next slot time to deliver
 	enqueueOff int64 // next rmq_sys_wheel_timer ConsumeQueue offset
-	props      message.Properties
-	buf        []byte
+	unpark     message.Unparker
 	msg        message.Message
 	due        []dueEntry // the slot being delivered, in due order (deliverSlot)
 	slotT      int64      // its slot time
@@ -490,40 +486,18 @@ func (s *Service) deliver(pos int64, e entry) bool {
 // are removed; everything else as parked. It reports false, after logging, for a record
 // that cannot be delivered.
 func (s *Service) build(rec []byte) bool {
-	r, err := message.DecodeRecord(rec)
-	if err != nil {
-		s.log.Error().Err(err).Msg("timer: parked record undecodable, dropped")
-		return false
-	}
-	s.props.Reset()
-	s.props.Parse(string(r.Properties))
-	topic, okT := s.props.Get(message.PropertyRealTopic)
-	qs, okQ := s.props.Get(message.PropertyRealQueueID)
-	qid, okN := parseMs([]byte(qs))
-	if !okT || topic == "" || !okQ || !okN || qid > 1<<31-1 {
+	topic, qs, err := s.unpark.Unpark(rec, true, &s.msg)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, message.ErrNoRealQueue):
 		s.log.Error().Str("realTopic", topic).Str("realQid", qs).Msg("timer: parked message without a real topic and queue, dropped")
-		return false
-	}
-	if topic == transHalfTopic {
+	case errors.Is(err, message.ErrRealIsHalf):
 		s.log.Error().Msg("timer: real topic of a timer message is the transaction half topic, dropped")
-		return false
+	default:
+		s.log.Error().Err(err).Msg("timer: parked record undecodable, dropped")
 	}
-	s.props.Delete(message.PropertyRealTopic)
-	s.props.Delete(message.PropertyRealQueueID)
-	s.buf = s.props.AppendTo(s.buf[:0])
-	s.msg = message.Message{
-		Topic:          topic,
-		QueueID:        int32(qid),
-		Flag:           r.Flag,
-		Body:           r.Body,
-		SysFlag:        r.SysFlag,
-		BornTimestamp:  r.BornTimestamp,
-		BornHost:       r.BornHost,
-		StoreHost:      r.StoreHost,
-		ReconsumeTimes: r.ReconsumeTimes,
-		Properties:     s.buf,
-	}
-	return true
+	return false
 }
 
 func (s *Service) sampleTPS(now time.Time) {

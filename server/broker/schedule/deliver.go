@@ -3,7 +3,6 @@ package schedule
 import (
 	"errors"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
@@ -14,17 +13,16 @@ import (
 // scratch space is reused for every message, so steady delivery allocates only the
 // properties string it parses.
 type levelWorker struct {
-	s     *Service
-	level int
-	queue int32 // SCHEDULE_TOPIC_XXXX queue: level-1
-	next  int64 // next ConsumeQueue offset to look at
-	props message.Properties
-	buf   []byte
-	msg   message.Message
+	s      *Service
+	level  int
+	queue  int32 // SCHEDULE_TOPIC_XXXX queue: level-1
+	next   int64 // next ConsumeQueue offset to look at
+	unpark message.Unparker
+	msg    message.Message
 }
 
 func (s *Service) newLevelWorker(level int) *levelWorker {
-	return &levelWorker{s: s, level: level, queue: int32(level - 1), buf: make([]byte, 0, 512)}
+	return &levelWorker{s: s, level: level, queue: int32(level - 1)}
 }
 
 // runLevel prepares a level (dispatch caught up, offset corrected, already delivered
@@ -172,38 +170,18 @@ func (w *levelWorker) skip(off int64) {
 // unit forever), or bound for the transaction half topic (Java discards those too).
 func (w *levelWorker) timeup(rec []byte, off int64) bool {
 	s := w.s
-	r, err := message.DecodeRecord(rec)
-	if err != nil {
-		s.log.Error().Err(err).Int("level", w.level).Int64("offset", off).Msg("schedule: delayed record undecodable, skipped")
-		return false
-	}
-	w.props.Reset()
-	w.props.Parse(string(r.Properties))
-	topic, okT := w.props.Get(message.PropertyRealTopic)
-	qs, okQ := w.props.Get(message.PropertyRealQueueID)
-	qid, errQ := strconv.ParseInt(qs, 10, 32)
-	if !okT || topic == "" || !okQ || errQ != nil {
+	topic, qs, err := w.unpark.Unpark(rec, false, &w.msg)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, message.ErrNoRealQueue):
 		s.log.Error().Int("level", w.level).Int64("offset", off).Str("realTopic", topic).Str("realQid", qs).
 			Msg("schedule: delayed message without a real topic and queue, skipped")
-		return false
-	}
-	if topic == transHalfTopic {
+	case errors.Is(err, message.ErrRealIsHalf):
 		s.log.Error().Int("level", w.level).Int64("offset", off).
 			Msg("schedule: [BUG] the real topic of a delayed message is the transaction half topic, discarded")
-		return false
+	default:
+		s.log.Error().Err(err).Int("level", w.level).Int64("offset", off).Msg("schedule: delayed record undecodable, skipped")
 	}
-	w.buf = w.props.AppendTo(w.buf[:0])
-	w.msg = message.Message{
-		Topic:          topic,
-		QueueID:        int32(qid),
-		Flag:           r.Flag,
-		Body:           r.Body,
-		SysFlag:        r.SysFlag,
-		BornTimestamp:  r.BornTimestamp,
-		BornHost:       r.BornHost,
-		StoreHost:      r.StoreHost,
-		ReconsumeTimes: r.ReconsumeTimes,
-		Properties:     w.buf,
-	}
-	return true
+	return false
 }

@@ -16,10 +16,6 @@ import (
 // TopicValidator.RMQ_SYS_SCHEDULE_TOPIC).
 const Topic = "SCHEDULE_TOPIC_XXXX"
 
-// transHalfTopic is the transaction half topic, which a delayed message is never
-// delivered to (Java: TransactionalMessageUtil.buildHalfTopic()).
-const transHalfTopic = "RMQ_SYS_TRANS_HALF_TOPIC"
-
 // Schedule service timing (Java: ScheduleMessageService's constants and
 // flushDelayOffsetInterval).
 const (

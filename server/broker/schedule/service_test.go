@@ -258,7 +258,7 @@ func TestService_Deliver_SkipsUndeliverable(t *testing.T) {
 	st := openTestStore(t, root, "1s")
 	defer st.Close()
 	park(t, st, 1, "TopicU", 0, "bad-qid", message.PropertyRealQueueID, "x")
-	park(t, st, 1, transHalfTopic, 0, "half")
+	park(t, st, 1, message.TransHalfTopic, 0, "half")
 	park(t, st, 1, "TopicU", 0, "good")
 	s, err := newTestService(st, root, "1s")
 	if err != nil {
@@ -271,7 +271,7 @@ func TestService_Deliver_SkipsUndeliverable(t *testing.T) {
 	if len(recs) != 1 || string(recs[0].Body) != "good" {
 		t.Fatalf("%d deliveries, want only the good one", len(recs))
 	}
-	if n := st.MaxOffsetInQueue(transHalfTopic, 0); n != 0 {
+	if n := st.MaxOffsetInQueue(message.TransHalfTopic, 0); n != 0 {
 		t.Fatalf("%d messages delivered to the half topic", n)
 	}
 }
