@@ -50,7 +50,16 @@ type adminState struct {
 func (b *Broker) adminInit() {
 	b.admin.once.Do(func() {
 		a := &b.admin
-		a.cfg.Store(b.opts.Config)
+		cfg := b.opts.Config
+		// Java's ConsumerFilterManager overwrites bitMapLengthConsumeQueueExt with its
+		// bloom filter's size at start, so Java's configuration reports that, not 64.
+		if cfg != nil && b.filters != nil {
+			if n := b.filters.BitMapLength(); n > 0 && cfg.Store.BitMapLengthConsumeQueueExt != n {
+				cfg = cfg.Clone()
+				cfg.Store.BitMapLengthConsumeQueueExt = n
+			}
+		}
+		a.cfg.Store(cfg)
 		a.version = protocol.DataVersion{Timestamp: time.Now().UnixMilli()}
 		a.perm.Store(b.opts.BrokerPermission)
 		a.autoDelete.Store(b.opts.Config.Broker.AutoDeleteUnusedStats)

@@ -29,6 +29,7 @@ package broker
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,13 +54,24 @@ func (b *Broker) runtimeInfo() map[string]string {
 	m := b.store.RuntimeInfo()
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	// Java writes these doubles with String.valueOf ("0.0", "244.40909090909092").
-	for k, v := range m {
-		if k == "putMessageAverageSize" || strings.HasPrefix(k, "commitLogDiskRatio") || k == "consumeQueueDiskRatio" {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				m[k] = compat.JavaDoubleString(f)
-			}
+	if f, err := strconv.ParseFloat(m["putMessageAverageSize"], 64); err == nil {
+		m["putMessageAverageSize"] = compat.JavaDoubleString(f)
+	}
+	// The disk ratios as Java measures them (UtilAll#getDiskPartitionSpaceUsedPercent):
+	// a whole percent, rounded up, of used / (used + usable), so "0.61"; the store's
+	// own ratio (used / total) answers its cleaning thresholds.
+	minRatio := math.MaxFloat64
+	for k := range m {
+		if dir, ok := strings.CutPrefix(k, "commitLogDiskRatio_"); ok {
+			r := javaDiskRatio(dir)
+			m[k] = compat.JavaDoubleString(r)
+			minRatio = math.Min(minRatio, r)
 		}
 	}
+	if minRatio != math.MaxFloat64 {
+		m["commitLogDiskRatio"] = compat.JavaDoubleString(minRatio)
+	}
+	m["consumeQueueDiskRatio"] = compat.JavaDoubleString(javaDiskRatio(filepath.Join(cfg.Store.StorePathRootDir, "consumequeue")))
 
 	m["putTps"] = s.PutTPS()
 	m["getFoundTps"] = s.GetFoundTPS()
@@ -134,6 +146,27 @@ func humanReadableBytes(n int64) string {
 	}
 	exp := int(math.Log(float64(n)) / math.Log(unit))
 	return fmt.Sprintf("%.1f %ciB", float64(n)/math.Pow(unit, float64(exp)), "KMGTPE"[exp-1])
+}
+
+// javaDiskRatio is Java UtilAll#getDiskPartitionSpaceUsedPercent: the used part of the
+// partition holding path, (total - free) / ((total - free) + usable), rounded up to a
+// whole percent; -1 when path does not exist.
+func javaDiskRatio(path string) float64 {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil || st.Blocks == 0 {
+		return -1
+	}
+	bs := uint64(st.Frsize)
+	used := (st.Blocks - st.Bfree) * bs
+	entire := used + st.Bavail*bs
+	if entire == 0 {
+		return -1 // Java: the division throws, and the catch answers -1
+	}
+	pct := used * 100 / entire
+	if used*100%entire != 0 {
+		pct++
+	}
+	return float64(pct) / 100
 }
 
 // diskSpace returns the total and usable bytes of the file system holding dir (Java:

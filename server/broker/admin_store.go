@@ -35,7 +35,9 @@ import (
 )
 
 func (b *Broker) getSystemTopicListFromBroker(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
-	set := map[string]bool{b.opts.ClusterName: true, b.opts.BrokerName: true}
+	// Java: TopicConfigManager's constructor adds the cluster, the broker and the
+	// <cluster>_REPLY_TOPIC to TopicValidator's system topics, which this answers.
+	set := map[string]bool{b.opts.ClusterName: true, b.opts.BrokerName: true, b.opts.ClusterName + "_" + meta.ReplyTopicPostfix: true}
 	for _, t := range meta.SystemTopicSet() {
 		set[t] = true
 	}
