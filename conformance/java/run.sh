@@ -11,6 +11,9 @@
 #   run.sh smoke           start the Java servers (javaservers.sh), send + consume one message with
 #                          the 4.9.8 and the 4.2.0 client, stop
 #   run.sh go-harness      the Go wrapper's tests (package conformance/java: Start/Stop/Kill)
+#   run.sh admin-compare   every DefaultMQAdminExt call the dashboard's pages and the exporter's
+#                          collectors make, after one fixed workload, against Skyrocket and Java's
+#                          4.9.7 servers side by side, compared field by field (admincmp/compare.sh)
 #   run.sh mqadmin         every mqadmin 4.9.8 sub-command against Skyrocket (mqadmin/matrix.sh);
 #                          MQADMIN_MATRIX_WRITE=1 rewrites conformance/mqadmin-matrix.md
 #   run.sh clients         the Java client scenarios (4.9.8 and 4.2.0 clients, JSON and ROCKETMQ
@@ -31,7 +34,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEFAULT_STEPS=(golden-check smoke go-harness clients mqadmin diff)
+DEFAULT_STEPS=(golden-check smoke go-harness clients mqadmin admin-compare diff)
 passed=0
 failed=0
 
@@ -121,6 +124,10 @@ step_diff() {
 
 step_mqadmin() {
   "$JAVA_DIR/mqadmin/matrix.sh"
+}
+
+step_admin_compare() {
+  "$JAVA_DIR/admincmp/compare.sh"
 }
 
 run_step() {
