@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/skyrocket-mq/skyrocket/server/broker"
@@ -95,14 +97,32 @@ func (n *Node) Run(ctx context.Context) error { return n.RunDrain(ctx, 0, nil) }
 // pollNameServerInterval and the Go client's) plus time for the sends it already routed.
 const DefaultDrainWindow = 35 * time.Second
 
-// RunDrain is Run with a graceful drain first (mqbroker on SIGTERM): once ctx is done the
-// Broker re-registers without write permission and keeps serving for window (or until
-// cut is closed: a second signal), so that producers have moved to other brokers at
-// their next route refresh before it unregisters and stops; then Shutdown as Run. A
-// window of 0, a slave or a broker without name servers skips the drain.
+// DrainEnv is the environment variable with the drain window's default for mqbroker and
+// skyrocket (-drain): a Go duration or a number of seconds, "0" for none.
+const DrainEnv = "SKYROCKET_DRAIN"
+
+// ParseDrainWindow takes a Go duration ("35s", "1m") or a bare number of seconds.
+func ParseDrainWindow(v string) (time.Duration, error) {
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("drain %q: want a duration such as 35s, or 0", v)
+	}
+	return d, nil
+}
+
+// RunDrain is Run with a graceful drain first (mqbroker and skyrocket on SIGTERM): once
+// ctx is done the Broker re-registers without write permission (a slave: unregisters) and
+// keeps serving for window (or until cut is closed: a second signal), so that clients
+// have moved to other brokers at their next route refresh before it unregisters and
+// stops; then Shutdown as Run: the Broker first, the NameServer of the same process last,
+// so that it serves routes during the whole window. A window of 0, a broker without name
+// servers, or an all-in-one process that is alone (aloneInOwnNamesrv) skips the drain.
 func (n *Node) RunDrain(ctx context.Context, window time.Duration, cut <-chan struct{}) error {
 	<-ctx.Done()
-	if window > 0 && n.Broker != nil && n.Broker.BeginDrain() {
+	if window > 0 && n.Broker != nil && !n.aloneInOwnNamesrv() && n.Broker.BeginDrain() {
 		t := time.NewTimer(window)
 		select {
 		case <-t.C:
@@ -113,4 +133,54 @@ func (n *Node) RunDrain(ctx context.Context, window time.Duration, cut <-chan st
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	return n.Shutdown(sctx)
+}
+
+// aloneInOwnNamesrv reports, for a process that runs both servers (skyrocket), that a
+// drain could move no client anywhere: the broker registers only with this process's
+// NameServer, which knows no other broker. Such a process stops at once, as before
+// (`make run`, the test harnesses); one that other brokers registered with, or whose
+// broker also registers elsewhere, drains.
+func (n *Node) aloneInOwnNamesrv() bool {
+	if n.Namesrv == nil || n.Broker == nil {
+		return false
+	}
+	for _, a := range n.Broker.NamesrvAddrs() {
+		if !n.isOwnNamesrv(a) {
+			return false
+		}
+	}
+	for _, a := range n.Namesrv.Routes().LiveBrokers() {
+		if a != n.Broker.Addr() {
+			return false
+		}
+	}
+	return true
+}
+
+// isOwnNamesrv reports that addr reaches this process's NameServer: its port, on its
+// listen address, a loopback address, or one of this host's addresses when it listens on
+// all of them.
+func (n *Node) isOwnNamesrv(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	lhost, lport, lerr := net.SplitHostPort(n.Namesrv.Addr())
+	if err != nil || lerr != nil || port != lport {
+		return false
+	}
+	ip, lip := net.ParseIP(host), net.ParseIP(lhost)
+	switch {
+	case host == lhost || (ip != nil && ip.IsLoopback()):
+		return true
+	case ip == nil || lip == nil || !lip.IsUnspecified():
+		return false
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if in, ok := a.(*net.IPNet); ok && in.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,7 +21,8 @@
 // SIGINT and SIGTERM drain, then shut down cleanly: the broker re-registers with the
 // NameServers without write permission and keeps serving sends in flight and pulls for
 // -drain (default 35 s, or $SKYROCKET_DRAIN; 0 skips it), so producers move to the other
-// brokers at their 30 s route refresh without a failed send; then it unregisters, answers
+// brokers at their 30 s route refresh without a failed send (a slave instead unregisters
+// at once and keeps serving pulls, suggesting its master); then it unregisters, answers
 // held pulls, persists consumer offsets, flushes and closes the store (checkpoint, abort
 // file removed) and exits 0. A second signal ends the drain at once (the stop is still
 // clean); a third kills the process. -pid-file (default <storePathRootDir>/broker.pid)
@@ -67,7 +68,7 @@ func main() {
 }
 
 // DrainEnv is the environment variable with -drain's default (a Go duration, "0" for none).
-const DrainEnv = "SKYROCKET_DRAIN"
+const DrainEnv = server.DrainEnv
 
 type options struct {
 	configFile     string
@@ -146,16 +147,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 }
 
 // parseDrain takes a Go duration ("35s", "1m") or a bare number of seconds.
-func parseDrain(v string) (time.Duration, error) {
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("drain %q: want a duration such as 35s, or 0", v)
-	}
-	return d, nil
-}
+func parseDrain(v string) (time.Duration, error) { return server.ParseDrainWindow(v) }
 
 // run is main without the process and without a second-signal cut: it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

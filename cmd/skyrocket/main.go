@@ -15,8 +15,16 @@
 //
 // -c broker.conf (Java property names) overrides these defaults, except that flags given
 // explicitly win over the file and the broker always registers with its own NameServer
-// (namesrvAddr from the file is added; $NAMESRV_ADDR is not read). Ctrl-C (SIGINT) or
-// SIGTERM shut down cleanly; a second one kills the process.
+// (namesrvAddr from the file is added; $NAMESRV_ADDR is not read).
+//
+// Ctrl-C (SIGINT) or SIGTERM drain as mqbroker does, then shut down cleanly: the broker
+// re-registers without write permission (a slave: unregisters) and keeps serving for
+// -drain (default 35 s, or $SKYROCKET_DRAIN; 0 skips it), while this process's NameServer
+// goes on serving routes, so producers move to the other brokers at their route refresh;
+// then the broker stops (unregister, flush, checkpoint, abort removed) and the NameServer
+// last. A process alone in its own NameServer (no other broker registered with it, no other
+// NameServer configured: `make run`) has nowhere to send its clients and stops at once.
+// A second signal ends the drain at once (the stop stays clean); a third kills the process.
 package main
 
 import (
@@ -33,6 +41,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/skyrocket-mq/skyrocket/configs"
 	"github.com/skyrocket-mq/skyrocket/server"
@@ -41,12 +50,18 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	cut := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		stop() // a second signal during the shutdown kills the process the default way
+		<-sigs
+		cancel() // drain, then stop
+		<-sigs
+		close(cut)        // end the drain now; the stop stays clean
+		signal.Stop(sigs) // a third signal kills the process the default way
 	}()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runDrain(ctx, cut, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 type options struct {
@@ -56,6 +71,7 @@ type options struct {
 	port        int
 	bind        string
 	logLevel    string
+	drain       time.Duration
 	help        bool
 	set         map[string]bool // flags given on the command line
 }
@@ -71,8 +87,22 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	fs.StringVar(&o.bind, "bind", "", "listen on this IP only (default: every interface); also the default brokerIP1")
 	fs.StringVar(&o.logLevel, "log-level", server.DefaultLogLevel(), "log level (trace, debug, info, warn, error; env "+server.LogLevelEnv+")")
 	fs.BoolVar(&o.help, "h", false, "print help")
+	o.drain = server.DefaultDrainWindow
+	if v := strings.TrimSpace(os.Getenv(server.DrainEnv)); v != "" {
+		d, err := server.ParseDrainWindow(v)
+		if err != nil {
+			fmt.Fprintf(stderr, "skyrocket: $%s: %v\n", server.DrainEnv, err)
+			return nil, fs, err
+		}
+		o.drain = d
+	}
+	fs.Func("drain", "on SIGTERM, serve read-only this long before stopping (default $"+server.DrainEnv+" or 35s; 0: none)", func(v string) error {
+		d, err := server.ParseDrainWindow(v)
+		o.drain = d
+		return err
+	})
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: skyrocket [-data <dir>] [-c <broker.conf>] [-namesrv-port <port>] [-port <port>] [-bind <ip>] [-log-level <level>]")
+		fmt.Fprintln(fs.Output(), "usage: skyrocket [-data <dir>] [-c <broker.conf>] [-namesrv-port <port>] [-port <port>] [-bind <ip>] [-log-level <level>] [-drain <duration>]")
 		fmt.Fprintln(fs.Output(), "NameServer and Broker in one process.")
 		fs.PrintDefaults()
 	}
@@ -83,8 +113,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	return o, fs, nil
 }
 
-// run is main without the process: it returns the exit code.
+// run is main without the process and without a second-signal cut: it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runDrain(ctx, nil, args, stdout, stderr)
+}
+
+// runDrain is run; closing cut ends a drain early.
+func runDrain(ctx context.Context, cut <-chan struct{}, args []string, stdout, stderr io.Writer) int {
 	o, fs, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -151,7 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	printBanner(stdout, o, nsAddr, bcfg.cfg, node, data)
 
-	if err := node.Run(ctx); err != nil {
+	if err := node.RunDrain(ctx, o.drain, cut); err != nil {
 		log.Error().Err(err).Msg("shutdown")
 		return 1
 	}

@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/skyrocket-mq/skyrocket/server"
 )
 
 func parse(t *testing.T, args ...string) *options {
@@ -82,5 +85,29 @@ func TestNamesrvOptions_UnderData(t *testing.T) {
 	}
 	if got := opts.Config.Format(); got == "" {
 		t.Error("no namesrv configuration")
+	}
+}
+
+func TestParseFlags_Drain(t *testing.T) {
+	t.Setenv("SKYROCKET_DRAIN", "")
+	if o := parse(t); o.drain != server.DefaultDrainWindow {
+		t.Errorf("default drain %v, want %v", o.drain, server.DefaultDrainWindow)
+	}
+	if o := parse(t, "-drain", "0"); o.drain != 0 {
+		t.Errorf("-drain 0: %v", o.drain)
+	}
+	if o := parse(t, "-drain", "1m"); o.drain != time.Minute {
+		t.Errorf("-drain 1m: %v", o.drain)
+	}
+	t.Setenv("SKYROCKET_DRAIN", "12")
+	if o := parse(t); o.drain != 12*time.Second {
+		t.Errorf("$SKYROCKET_DRAIN=12: %v", o.drain)
+	}
+	if _, _, err := parseFlags([]string{"-drain", "soon"}, io.Discard); err == nil {
+		t.Error("-drain soon accepted")
+	}
+	t.Setenv("SKYROCKET_DRAIN", "-3s")
+	if _, _, err := parseFlags(nil, io.Discard); err == nil {
+		t.Error("$SKYROCKET_DRAIN=-3s accepted")
 	}
 }

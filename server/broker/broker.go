@@ -70,6 +70,7 @@ type Broker struct {
 	// nsAnswered: the last registration was answered by a name server (registration.go).
 	nsAnswered        atomic.Bool
 	regCompressLogged atomic.Bool    // the switch to the compressed register form was logged
+	leaving           atomic.Bool    // a slave draining: out of the routes, suggesting the master (drain.go)
 	announce          topicAnnouncer // new topics waiting for registration (registration.go)
 	shutOnce          sync.Once
 }

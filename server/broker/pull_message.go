@@ -92,6 +92,9 @@ func (b *Broker) processPull(ctx *remoting.Context, req *protocol.Command, allow
 		rh.SuggestWhichBrokerID = sg.BrokerID
 		code = protocol.ResPullRetryImmediately
 	}
+	if b.leaving.Load() { // a slave that is stopping sends its readers back to the master (drain.go)
+		rh.SuggestWhichBrokerID = 0
+	}
 	resp.Code = int32(code)
 	rh.Encode(&resp.Ext)
 

@@ -106,7 +106,7 @@ func (b *Broker) awaitRegistered(done <-chan struct{}) {
 const registerCompressAbove = 8 << 20
 
 func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConfig bool) {
-	if len(b.opts.NamesrvAddrs) == 0 {
+	if len(b.opts.NamesrvAddrs) == 0 || b.leaving.Load() { // a draining slave stays out of the routes
 		return
 	}
 	perm := b.brokerPermission()
@@ -145,6 +145,9 @@ func (b *Broker) register(w protocol.TopicConfigSerializeWrapper, checkOrderConf
 
 	b.regMu.Lock()
 	defer b.regMu.Unlock()
+	if b.leaving.Load() {
+		return
+	}
 	var wg sync.WaitGroup
 	results := make([]*protocol.Command, len(b.opts.NamesrvAddrs))
 	for i, ns := range b.opts.NamesrvAddrs {
