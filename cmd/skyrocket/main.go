@@ -113,12 +113,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	return o, fs, nil
 }
 
-// run is main without the process and without a second-signal cut: it returns the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runDrain(ctx, nil, args, stdout, stderr)
-}
-
-// runDrain is run; closing cut ends a drain early.
+// runDrain is main without the process: it returns the exit code; closing cut ends a
+// drain early.
 func runDrain(ctx context.Context, cut <-chan struct{}, args []string, stdout, stderr io.Writer) int {
 	o, fs, err := parseFlags(args, stderr)
 	if err != nil {
