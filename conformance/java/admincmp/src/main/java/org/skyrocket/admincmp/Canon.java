@@ -206,14 +206,9 @@ final class Canon {
         }
     }
 
+    /** A map key as text: its toString (MessageQueue's names topic, broker and queue), normalized. */
     private String keyText(Object k) {
-        if (k == null) {
-            return "null";
-        }
-        if (k instanceof String || k instanceof Number || k instanceof Enum) {
-            return norm(k.toString());
-        }
-        return norm(k.toString());
+        return k == null ? "null" : norm(k.toString());
     }
 
     /** The message fields the dashboard's message pages show (MessageView), plus the stored layout. */

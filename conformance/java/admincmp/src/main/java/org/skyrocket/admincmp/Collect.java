@@ -323,13 +323,23 @@ final class Collect {
     }
 
     private void clientCalls() {
-        String consumerId = CLIENT_IP + "@" + CONSUMER;
-        String pullerId = CLIENT_IP + "@" + PULLER;
+        // The client ids as the dashboard takes them: from the group's connections (the pull
+        // consumer's carries "@STREAM").
+        String consumerId = clientId(CONSUMER);
+        String pullerId = clientId(PULLER);
         call("c307.getConsumerRunningInfo." + CONSUMER, () -> admin.getConsumerRunningInfo(CONSUMER, consumerId, false));
         call("c307.getConsumerRunningInfo.jstack", () -> admin.getConsumerRunningInfo(CONSUMER, consumerId, true));
         call("c307.getConsumerRunningInfo." + PULLER, () -> admin.getConsumerRunningInfo(PULLER, pullerId, false));
         call("c307.getConsumerRunningInfo.notOnline", () -> admin.getConsumerRunningInfo(CONSUMER, CLIENT_IP + "@NoSuchClient", false));
         call("c309.consumeMessageDirectly", () -> admin.consumeMessageDirectly(CONSUMER, consumerId, TOPIC, sent.get("AdminCmpKey-0").getMsgId()));
+    }
+
+    private String clientId(String group) {
+        try {
+            return admin.examineConsumerConnectionInfo(group).getConnectionSet().iterator().next().getClientId();
+        } catch (Exception e) {
+            return CLIENT_IP + "@" + group; // the call fails the same way below, and is compared
+        }
     }
 
     /** The dashboard's write buttons, last: they change what the reads above saw. */
