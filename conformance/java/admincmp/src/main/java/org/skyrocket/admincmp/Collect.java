@@ -310,6 +310,14 @@ final class Collect {
             call("c11.pull.one" + q, () -> tools.pull(mq, "*", 2, 1)); // the exporter's queryMsgByOffset
             call("c11.pull.beyondMax" + q, () -> tools.pull(mq, "*", 100, 32));
         }
+        // The DLQ page (dashboard 2.x) reads %DLQ%<group> as the message page reads a topic;
+        // Java creates DLQ topics write-only (perm 2).
+        String dlq = MixAll.getDLQTopic(CONSUMER);
+        MessageQueue dlqQueue = new MessageQueue(dlq, BROKER_NAME, 0);
+        call("c105.fetchSubscribeMessageQueues.dlq", () -> tools.fetchSubscribeMessageQueues(dlq));
+        call("c29.searchOffset.epoch.dlq", () -> tools.searchOffset(dlqQueue, 0));
+        call("c31.maxOffset.dlq", () -> tools.maxOffset(dlqQueue));
+        call("c11.pull.all.dlq", () -> tools.pull(dlqQueue, "*", 0, 32));
         call("c12.queryMessage.key", () -> admin.queryMessage(TOPIC, "AdminCmpKey-3", 64, 0, Long.MAX_VALUE));
         call("c12.queryMessage.noSuchKey", () -> admin.queryMessage(TOPIC, "AdminCmpNoSuchKey", 64, 0, Long.MAX_VALUE));
         SendResult three = sent.get("AdminCmpKey-3");
