@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * The dashboard's and the exporter's admin calls, Skyrocket against Java (compare.sh).
  *
- *   AdminCmpMain collect --namesrv ADDR --broker ADDR --store DIR --home DIR --out FILE
+ *   AdminCmpMain collect --namesrv ADDR --broker ADDR --store DIR --home DIR
+ *                        [--slave ADDR --slave-store DIR --slave-home DIR] --out FILE
  *       the workload, then every call (Collect), written as "path TAB value" lines
  *   AdminCmpMain compare --java FILE --skyrocket FILE
  *       prints the differences not in allowlist.txt / runtime-formats.txt; exit 1 if any
@@ -39,7 +40,7 @@ public final class AdminCmpMain {
     }
 
     private static int collect(Map<String, String> a) throws IOException {
-        Collect c = new Collect(a.get("namesrv"), a.get("broker"), a.get("store"), a.get("home"));
+        Collect c = new Collect(a);
         long t0 = System.currentTimeMillis();
         int rc = 0;
         try {

@@ -67,6 +67,7 @@ final class Collect {
 
     private final String namesrv;
     private final String broker;
+    private final String slave; // brokerId 1 of broker-a, or null
     final Canon canon = new Canon();
     final Map<String, String> out = new LinkedHashMap<>();
     private final Map<String, SendResult> sent = new LinkedHashMap<>();
@@ -77,17 +78,28 @@ final class Collect {
     private DefaultMQPullConsumer puller;
     private DefaultMQPullConsumer tools;
 
-    Collect(String namesrv, String broker, String storeRoot, String home) {
-        this.namesrv = namesrv;
-        this.broker = broker;
-        String host = broker.substring(0, broker.lastIndexOf(':'));
-        int port = Integer.parseInt(broker.substring(broker.lastIndexOf(':') + 1));
-        canon.name(broker, "broker");
-        canon.name(host + ":" + (port - 2), "brokerVip");
-        canon.name(host + ":" + (port + 1), "brokerHa");
+    Collect(Map<String, String> a) {
+        this.namesrv = a.get("namesrv");
+        this.broker = a.get("broker");
+        this.slave = a.get("slave");
+        nameBroker(broker, "broker");
         canon.name(namesrv, "namesrv");
-        canon.name(storeRoot, "store");
-        canon.name(home, "rocketmqHome");
+        canon.name(a.get("store"), "store");
+        canon.name(a.get("home"), "rocketmqHome");
+        if (slave != null) {
+            nameBroker(slave, "slave");
+            canon.name(a.get("slave-store"), "slaveStore");
+            canon.name(a.get("slave-home"), "slaveRocketmqHome");
+        }
+    }
+
+    /** The listen address and, derived from it, the VIP (port-2) and HA (port+1) addresses. */
+    private void nameBroker(String addr, String name) {
+        String host = addr.substring(0, addr.lastIndexOf(':'));
+        int port = Integer.parseInt(addr.substring(addr.lastIndexOf(':') + 1));
+        canon.name(addr, name);
+        canon.name(host + ":" + (port - 2), name + "Vip");
+        canon.name(host + ":" + (port + 1), name + "Ha");
     }
 
     void run() throws Exception {
@@ -211,6 +223,16 @@ final class Collect {
         String toolsRetry = MixAll.getRetryTopic(MixAll.TOOLS_CONSUMER_GROUP);
         eventually("route of " + toolsRetry, 30_000, () -> quiet(() -> !admin.examineTopicRouteInfo(toolsRetry).getQueueDatas().isEmpty()));
 
+        if (slave != null) {
+            // The cluster page and the exporter's commitlog_diff read the slave too: wait
+            // until it is registered and holds the master's whole CommitLog.
+            eventually("the slave registered and caught up", 60_000, () -> quiet(() -> {
+                String addr = admin.examineBrokerClusterInfo().getBrokerAddrTable().get(BROKER_NAME).getBrokerAddrs().get(1L);
+                return slave.equals(addr) && admin.fetchBrokerRuntimeStats(slave).getTable().get("commitLogMaxOffset")
+                    .equals(admin.fetchBrokerRuntimeStats(broker).getTable().get("commitLogMaxOffset"));
+            }));
+        }
+
         // The broker statistics sample every 10 s: wait until the minute windows hold the
         // puts and gets, on both servers alike.
         eventually("broker statistics of " + TOPIC, 40_000, () -> quiet(() -> {
@@ -267,6 +289,10 @@ final class Collect {
     private void brokerCalls() {
         call("c28.fetchBrokerRuntimeStats", () -> admin.fetchBrokerRuntimeStats(broker));
         call("c26.getBrokerConfig", () -> admin.getBrokerConfig(broker));
+        if (slave != null) {
+            call("c28.fetchBrokerRuntimeStats.slave", () -> admin.fetchBrokerRuntimeStats(slave));
+            call("c26.getBrokerConfig.slave", () -> admin.getBrokerConfig(slave));
+        }
         for (String t : new String[] {TOPIC, MixAll.getRetryTopic(CONSUMER), MixAll.getDLQTopic(CONSUMER), "AdminCmpNoSuchTopic"}) {
             call("c202.examineTopicStats." + t, () -> admin.examineTopicStats(t));
         }

@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * key — Java's own values check the regexes.
  */
 final class Compare {
-    static final String RUNTIME = "c28.fetchBrokerRuntimeStats.table[";
+    /** The runtime-info tables: the master's, and the slave's when the run has one. */
+    static final String[] RUNTIME_TABLES = {"c28.fetchBrokerRuntimeStats", "c28.fetchBrokerRuntimeStats.slave"};
 
     record Rule(String kind, Pattern path, String reason, int[] used) {
     }
@@ -76,13 +77,17 @@ final class Compare {
     }
 
     void run(Map<String, String> java, Map<String, String> sky) {
-        runtime(java, sky);
+        for (String t : RUNTIME_TABLES) {
+            if (java.containsKey(t + ".table.size") || sky.containsKey(t + ".table.size")) {
+                runtime(t, java, sky);
+            }
+        }
         TreeSet<String> paths = new TreeSet<>(java.keySet());
         paths.addAll(sky.keySet());
         int equal = 0;
         Map<String, Integer> allowed = new LinkedHashMap<>();
         for (String p : paths) {
-            if (p.startsWith(RUNTIME) || p.equals("c28.fetchBrokerRuntimeStats.table.size")) {
+            if (isRuntimeTable(p)) {
                 continue;
             }
             String j = java.get(p);
@@ -153,12 +158,22 @@ final class Compare {
         report.add("     skyrocket = " + (s == null ? "(absent)" : s));
     }
 
-    /** The runtime-info key table: equal key sets, values in Java's formats. */
-    private void runtime(Map<String, String> java, Map<String, String> sky) {
-        Map<String, String> jt = runtimeTable(java);
-        Map<String, String> st = runtimeTable(sky);
+    private static boolean isRuntimeTable(String p) {
+        for (String t : RUNTIME_TABLES) {
+            if (p.startsWith(t + ".table[") || p.equals(t + ".table.size")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A runtime-info key table: equal key sets, values in Java's formats. */
+    private void runtime(String table, Map<String, String> java, Map<String, String> sky) {
+        String prefix = table + ".table[";
+        Map<String, String> jt = runtimeTable(prefix, java);
+        Map<String, String> st = runtimeTable(prefix, sky);
         if (jt.isEmpty() || st.isEmpty()) {
-            diff("c28.fetchBrokerRuntimeStats (no table)", String.valueOf(jt.size()), String.valueOf(st.size()));
+            diff(table + " (no table)", String.valueOf(jt.size()), String.valueOf(st.size()));
             return;
         }
         TreeSet<String> keys = new TreeSet<>(jt.keySet());
@@ -166,7 +181,7 @@ final class Compare {
         int checked = 0;
         for (String k : keys) {
             Format f = format(k);
-            String p = RUNTIME + k + "]";
+            String p = prefix + k + "]";
             if (f == null) {
                 diffs++;
                 report.add("DIFF " + p + ": no format in runtime-formats.txt for this key (java " + jt.get(k) + ", skyrocket " + st.get(k) + ")");
@@ -189,8 +204,8 @@ final class Compare {
             }
             checked++;
         }
-        report.add(String.format("admin-compare: runtime info: %d keys (java %d, skyrocket %d), %d values in Java's formats",
-            keys.size(), jt.size(), st.size(), checked));
+        report.add(String.format("admin-compare: %s: %d keys (java %d, skyrocket %d), %d values in Java's formats",
+            table, keys.size(), jt.size(), st.size(), checked));
     }
 
     private Format format(String key) {
@@ -204,11 +219,11 @@ final class Compare {
 
     private static final Pattern QUOTED = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
 
-    private static Map<String, String> runtimeTable(Map<String, String> run) {
+    private static Map<String, String> runtimeTable(String prefix, Map<String, String> run) {
         Map<String, String> t = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : run.entrySet()) {
-            if (e.getKey().startsWith(RUNTIME) && e.getKey().endsWith("]")) {
-                String k = e.getKey().substring(RUNTIME.length(), e.getKey().length() - 1);
+            if (e.getKey().startsWith(prefix) && e.getKey().endsWith("]")) {
+                String k = e.getKey().substring(prefix.length(), e.getKey().length() - 1);
                 Matcher m = QUOTED.matcher(e.getValue());
                 t.put(k, m.matches() ? m.group(1).replace("\\\"", "\"").replace("\\\\", "\\") : e.getValue());
             }
