@@ -8,7 +8,9 @@ package broker
 // announce every topic of this broker read-only and producers move their sends to the
 // other brokers at their next refresh, while this broker keeps serving the sends still
 // in flight, pulls and everything else; the caller (server.Node) waits its window, then
-// calls Shutdown (unregister, answer held pulls, flush, checkpoint, remove abort).
+// calls Shutdown (unregister, answer held pulls, flush, checkpoint, remove abort). A slave
+// takes no sends: it leaves the routes first and points its readers at the master
+// (beginSlaveDrain).
 
 import (
 	"slices"
