@@ -12,6 +12,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -167,4 +169,73 @@ func TestConformance_Drain_RollingRestartNoFailedSend(t *testing.T) {
 	if byPhase[1]["broker-a"] == 0 {
 		t.Errorf("broker-a served no send while draining: the window saw nothing routed to it")
 	}
+}
+
+// TestConformance_Drain_AllInOne_NamesrvServesDuringWindow: the all-in-one binary, with a
+// second broker (mqbroker) registered with its NameServer, drains on SIGTERM: its broker
+// is announced read-only by its own NameServer, which keeps serving routes for the whole
+// window, and the process exits 0 after it, store closed cleanly, NameServer stopped.
+func TestConformance_Drain_AllInOne_NamesrvServesDuringWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	const drain = 4 * time.Second
+	bin := buildBinaries(t, "skyrocket", "mqbroker")
+	home, data, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	nsPort, aPort, bPort := freePort(t), freeBrokerPort(t), freeBrokerPort(t)
+	nsAddr := fmt.Sprintf("127.0.0.1:%d", nsPort)
+
+	sky := startProc(t, home, filepath.Join(bin, "skyrocket"), "-data", data, "-bind", "127.0.0.1",
+		"-namesrv-port", fmt.Sprint(nsPort), "-port", fmt.Sprint(aPort), "-drain", drain.String())
+	sky.waitStdout(30*time.Second, "Skyrocket is running")
+	conf := filepath.Join(dir, "broker-b.conf")
+	writeFile(t, conf, strings.Join([]string{"brokerName=broker-b", "brokerIP1=127.0.0.1", fmt.Sprintf("listenPort=%d", bPort),
+		"namesrvAddr=" + nsAddr, "storePathRootDir=" + filepath.Join(dir, "store-b"), "mappedFileSizeCommitLog=16777216",
+		"mappedFileSizeConsumeQueue=60000", "maxHashSlotNum=1000", "maxIndexNum=4000"}, "\n")+"\n")
+	b := startProc(t, home, filepath.Join(bin, "mqbroker"), "-c", conf, "-bind", "127.0.0.1")
+	b.waitStdout(30*time.Second, "boot success")
+
+	ns := newWire(t, nsAddr)
+	perms := func() map[string]int32 {
+		r := ns.call(protocol.CodeGetRouteinfoByTopic, &protocol.GetRouteInfoRequestHeader{Topic: "TBW102"}, nil)
+		if r.ResponseCode() != protocol.ResSuccess {
+			return nil
+		}
+		var rd protocol.TopicRouteData
+		stdJSON(t, r.Body, &rd)
+		m := map[string]int32{}
+		for _, q := range rd.QueueDatas {
+			m[q.BrokerName] = q.Perm
+		}
+		return m
+	}
+	eventually(t, 20*time.Second, "both brokers writable in the route", func() bool {
+		p := perms()
+		return protocol.IsWriteable(p["broker-a"]) && protocol.IsWriteable(p["broker-b"])
+	})
+
+	stopAt := time.Now()
+	sky.signal(syscall.SIGTERM)
+	eventually(t, drain, "broker-a read-only in its own NameServer's route", func() bool {
+		p := perms()
+		a, ok := p["broker-a"]
+		return ok && !protocol.IsWriteable(a) && protocol.IsWriteable(p["broker-b"])
+	})
+	if !strings.Contains(sky.stderr.String(), "draining") {
+		t.Errorf("no drain line in the log")
+	}
+	if code := sky.wait(drain + 30*time.Second); code != 0 {
+		t.Fatalf("skyrocket exited %d after SIGTERM", code)
+	}
+	if took := time.Since(stopAt); took < drain {
+		t.Errorf("skyrocket stopped %v after SIGTERM, before its %v drain", took, drain)
+	}
+	if dialable(nsAddr) {
+		t.Error("the NameServer still accepts connections after the process exited")
+	}
+	if _, err := os.Stat(filepath.Join(data, "store", "abort")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("abort file after the drained stop: %v", err)
+	}
+	b.signal(syscall.SIGTERM)
+	b.wait(30 * time.Second)
 }
