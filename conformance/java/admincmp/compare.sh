@@ -82,6 +82,10 @@ wait_for() { # wait_for NAME PID LOG PATTERN
   done
 }
 
+# First, that the comparison fails where it must (a changed value, a missing or added path,
+# a runtime value out of Java's format, an unknown runtime key; allowed changes pass).
+java "${TOOL_JVM[@]}" -cp "$(module_cp admincmp)" org.skyrocket.admincmp.AdminCmpMain selftest
+
 T0=$SECONDS
 pick_ports
 sets=() slave_sets=()

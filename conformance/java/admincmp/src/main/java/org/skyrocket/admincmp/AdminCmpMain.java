@@ -17,6 +17,8 @@ import java.util.Map;
  *       the workload, then every call (Collect), written as "path TAB value" lines
  *   AdminCmpMain compare --java FILE --skyrocket FILE
  *       prints the differences not in allowlist.txt / runtime-formats.txt; exit 1 if any
+ *   AdminCmpMain selftest
+ *       shows that the comparison fails where it must (compare.sh runs it first)
  */
 public final class AdminCmpMain {
     private AdminCmpMain() {
@@ -31,6 +33,7 @@ public final class AdminCmpMain {
         switch (mode) {
             case "collect" -> System.exit(collect(a));
             case "compare" -> System.exit(compare(a));
+            case "selftest" -> System.exit(selftest());
             default -> {
                 System.err.println("usage: AdminCmpMain collect --namesrv ADDR --broker ADDR --store DIR --home DIR --out FILE"
                     + " | compare --java FILE --skyrocket FILE");
@@ -65,6 +68,58 @@ public final class AdminCmpMain {
         cmp.run(read(a.get("java")), read(a.get("skyrocket")));
         cmp.report.forEach(System.out::println);
         return cmp.diffs == 0 ? 0 : 1;
+    }
+
+    /**
+     * The comparison must find what it is there to find: each case below changes one line of
+     * a small Java-like run and expects that many DIFFs (0 where a rule allows the change).
+     */
+    private static int selftest() throws IOException {
+        Map<String, String> base = new LinkedHashMap<>();
+        base.put("c202.examineTopicStats.T.offsetTable[MessageQueue [topic=T, brokerName=broker-a, queueId=0]].maxOffset", "4");
+        base.put("c202.examineTopicStats.T.offsetTable[MessageQueue [topic=T, brokerName=broker-a, queueId=0]].lastUpdateTimestamp", "1796178592723");
+        base.put("c26.getBrokerConfig[listenPort]", "\"10911\"");
+        base.put("c26.getBrokerConfig[brokerRole]", "\"ASYNC_MASTER\"");
+        base.put("c28.fetchBrokerRuntimeStats.table.size", "3");
+        base.put("c28.fetchBrokerRuntimeStats.table[putTps]", "\"12.5  \"");
+        base.put("c28.fetchBrokerRuntimeStats.table[commitLogDiskRatio]", "\"0.61\"");
+        base.put("c28.fetchBrokerRuntimeStats.table[runtime]", "\"[ 0 days, 0 hours, 0 minutes, 25 seconds ]\"");
+        Object[][] cases = {
+            {"identical", null, null, 0},
+            {"a value differs", "c202.examineTopicStats.T.offsetTable[MessageQueue [topic=T, brokerName=broker-a, queueId=0]].maxOffset", "5", 1},
+            {"a path is missing", "c26.getBrokerConfig[brokerRole]", null, 1},
+            {"a path is added", "c26.getBrokerConfig[extraKey]", "\"x\"", 1},
+            {"an allowed time differs", "c202.examineTopicStats.T.offsetTable[MessageQueue [topic=T, brokerName=broker-a, queueId=0]].lastUpdateTimestamp", "1796178590000", 0},
+            {"an allowed number is not a number", "c202.examineTopicStats.T.offsetTable[MessageQueue [topic=T, brokerName=broker-a, queueId=0]].lastUpdateTimestamp", "\"soon\"", 1},
+            {"an allowed port differs", "c26.getBrokerConfig[listenPort]", "\"20911\"", 0},
+            {"a runtime value in another format", "c28.fetchBrokerRuntimeStats.table[commitLogDiskRatio]", "\"0.2152705778589597\"", 1},
+            {"a runtime value differs within the format", "c28.fetchBrokerRuntimeStats.table[putTps]", "\"3.0  \"", 0},
+            {"a TPS window formatted otherwise", "c28.fetchBrokerRuntimeStats.table[putTps]", "\"12,5  \"", 1},
+            {"a runtime key is missing", "c28.fetchBrokerRuntimeStats.table[runtime]", null, 1},
+            {"a runtime key Java does not have", "c28.fetchBrokerRuntimeStats.table[bogusKey]", "\"1\"", 1},
+            {"Skyrocket's timer key", "c28.fetchBrokerRuntimeStats.table[timerCongestNum]", "\"0\"", 0},
+        };
+        int failed = 0;
+        for (Object[] c : cases) {
+            Map<String, String> sky = new LinkedHashMap<>(base);
+            if (c[1] != null) {
+                if (c[2] == null) {
+                    sky.remove((String) c[1]);
+                } else {
+                    sky.put((String) c[1], (String) c[2]);
+                }
+            }
+            Compare cmp = new Compare();
+            cmp.run(base, sky);
+            boolean ok = cmp.diffs == (Integer) c[3];
+            if (!ok) {
+                failed++;
+                System.out.println("admin-compare selftest FAIL: " + c[0] + ": " + cmp.diffs + " DIFF, want " + c[3]);
+                cmp.report.stream().filter(l -> l.startsWith("DIFF")).forEach(System.out::println);
+            }
+        }
+        System.out.printf("admin-compare selftest: %d cases, %d failed%n", cases.length, failed);
+        return failed == 0 ? 0 : 1;
     }
 
     private static Map<String, String> read(String file) throws IOException {
