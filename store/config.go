@@ -218,7 +218,7 @@ func (c Config) withDefaults() Config {
 		c.fallocate = preallocate
 	}
 	if c.diskUsedRatio == nil {
-		c.diskUsedRatio = diskUsedRatio
+		c.diskUsedRatio = DiskUsedRatio
 	}
 	return c
 }

@@ -2,14 +2,26 @@ package store
 
 import "syscall"
 
-// diskUsedRatio is Java UtilAll#getDiskPartitionSpaceUsedPercent: (total - free) / total
-// of the partition holding path, -1 when it cannot be read.
-func diskUsedRatio(path string) float64 {
+// DiskUsedRatio is Java UtilAll#getDiskPartitionSpaceUsedPercent: the used part of the
+// partition holding path, (total - free) / ((total - free) + usable) — space reserved for
+// root counts as neither —, rounded up to a whole percent; -1 when it cannot be read. The
+// store's cleaning and disk-full thresholds and the admin runtime keys use it.
+func DiskUsedRatio(path string) float64 {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err != nil || st.Blocks == 0 {
 		return -1
 	}
-	return float64(st.Blocks-st.Bfree) / float64(st.Blocks)
+	bs := uint64(st.Frsize)
+	used := (st.Blocks - st.Bfree) * bs
+	entire := used + st.Bavail*bs
+	if entire == 0 {
+		return -1 // Java: the division throws, and the catch answers -1
+	}
+	pct := used * 100 / entire
+	if used*100%entire != 0 {
+		pct++
+	}
+	return float64(pct) / 100
 }
 
 // totalPhysicalMemory is Java StoreUtil#TOTAL_PHYSICAL_MEMORY_SIZE, 0 if unknown.

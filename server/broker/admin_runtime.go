@@ -38,6 +38,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/compat"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
+	"github.com/skyrocket-mq/skyrocket/store"
 )
 
 func (b *Broker) getBrokerRuntimeInfo(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
@@ -63,7 +64,7 @@ func (b *Broker) runtimeInfo() map[string]string {
 	minRatio := math.MaxFloat64
 	for k := range m {
 		if dir, ok := strings.CutPrefix(k, "commitLogDiskRatio_"); ok {
-			r := javaDiskRatio(dir)
+			r := store.DiskUsedRatio(dir)
 			m[k] = compat.JavaDoubleString(r)
 			minRatio = math.Min(minRatio, r)
 		}
@@ -71,7 +72,7 @@ func (b *Broker) runtimeInfo() map[string]string {
 	if minRatio != math.MaxFloat64 {
 		m["commitLogDiskRatio"] = compat.JavaDoubleString(minRatio)
 	}
-	m["consumeQueueDiskRatio"] = compat.JavaDoubleString(javaDiskRatio(filepath.Join(cfg.Store.StorePathRootDir, "consumequeue")))
+	m["consumeQueueDiskRatio"] = compat.JavaDoubleString(store.DiskUsedRatio(filepath.Join(cfg.Store.StorePathRootDir, "consumequeue")))
 
 	m["putTps"] = s.PutTPS()
 	m["getFoundTps"] = s.GetFoundTPS()
@@ -146,27 +147,6 @@ func humanReadableBytes(n int64) string {
 	}
 	exp := int(math.Log(float64(n)) / math.Log(unit))
 	return fmt.Sprintf("%.1f %ciB", float64(n)/math.Pow(unit, float64(exp)), "KMGTPE"[exp-1])
-}
-
-// javaDiskRatio is Java UtilAll#getDiskPartitionSpaceUsedPercent: the used part of the
-// partition holding path, (total - free) / ((total - free) + usable), rounded up to a
-// whole percent; -1 when path does not exist.
-func javaDiskRatio(path string) float64 {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(path, &st); err != nil || st.Blocks == 0 {
-		return -1
-	}
-	bs := uint64(st.Frsize)
-	used := (st.Blocks - st.Bfree) * bs
-	entire := used + st.Bavail*bs
-	if entire == 0 {
-		return -1 // Java: the division throws, and the catch answers -1
-	}
-	pct := used * 100 / entire
-	if used*100%entire != 0 {
-		pct++
-	}
-	return float64(pct) / 100
 }
 
 // diskSpace returns the total and usable bytes of the file system holding dir (Java:
