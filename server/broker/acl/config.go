@@ -4,11 +4,8 @@ package acl
 // PlainPermissionManager#load, #buildPlainAccessResource, Permission#parseResourcePerms).
 
 import (
-	"crypto/hmac"
-	"crypto/sha1"
 	"errors"
 	"fmt"
-	"hash"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,14 +51,7 @@ type account struct {
 	topics               map[string]Perm // topic name → perm
 	groups               map[string]Perm // group name (without %RETRY%) → perm
 	white                strategy
-	macs                 sync.Pool // hash.Hash: HMAC-SHA1 keyed with secretKey
-}
-
-func (a *account) mac() hash.Hash {
-	if m, ok := a.macs.Get().(hash.Hash); ok {
-		return m
-	}
-	return hmac.New(sha1.New, []byte(a.secretKey))
+	states               sync.Pool // *signState: HMAC-SHA1 keyed with secretKey, and buffers (sign.go)
 }
 
 // perm returns the account's own entry for a resource and whether it has one.

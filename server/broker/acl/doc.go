@@ -18,7 +18,9 @@
 //     loop because they write files.
 //
 // The signature check allocates nothing per request: the sorted values are appended to a
-// pooled buffer and hashed with a pooled HMAC of the account's secret key.
+// pooled buffer and hashed with a pooled HMAC of the account's secret key (sign.go says
+// what it costs against the HMAC itself); the client's address is parsed only when a
+// whitelist pattern has to be matched.
 //
 // Deliberate differences from Java (conformance/UNSUPPORTED.md lists them):
 //   - a signature computed with the _UNIQUE_KEY_QUERY value is accepted too (Java 4.9.4+

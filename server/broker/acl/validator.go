@@ -4,13 +4,8 @@ package acl
 // and #checkPerm, 4.9.8), in Java's order, with Java's remarks.
 
 import (
-	"crypto/hmac"
-	"crypto/sha1"
-	"crypto/subtle"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"hash"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -51,9 +46,8 @@ type Validator struct {
 	interval                          time.Duration
 	log                               zerolog.Logger
 
-	cur  atomic.Pointer[snapshot]
-	mu   sync.Mutex // serializes reloads and admin changes (Java: the synchronized admin handlers)
-	bufs sync.Pool  // *[]byte: the signed content
+	cur atomic.Pointer[snapshot]
+	mu  sync.Mutex // serializes reloads and admin changes (Java: the synchronized admin handlers)
 
 	stop    chan struct{}
 	done    chan struct{}
@@ -217,9 +211,14 @@ func (v *Validator) Check(code int32, ext protocol.Ext, body []byte, remote stri
 	}
 
 	s := v.cur.Load()
-	ip := clientIP(remote)
+	// The client's address is parsed only when a whitelist pattern needs it.
+	var ip netip.Addr
+	parsed := false
 	// 1. The global whitelist allows everything.
 	for i := range s.global {
+		if !parsed {
+			ip, parsed = clientIP(remote), true
+		}
 		if s.global[i].match(ip) {
 			return nil
 		}
@@ -236,11 +235,16 @@ func (v *Validator) Check(code int32, ext protocol.Ext, body []byte, remote stri
 		return refusal("No acl config for "+ak, validateFrame(668))
 	}
 	// 5. The account's whitelist skips the signature and the permissions.
-	if a.white.match(ip) {
-		return nil
+	if a.white.kind != stratBlank {
+		if !parsed {
+			ip = clientIP(remote)
+		}
+		if a.white.match(ip) {
+			return nil
+		}
 	}
 	// 6. The signature.
-	if !v.signatureOK(a, ext, body) {
+	if !signatureOK(a, ext, body) {
 		return refusal("Check signature failed for accessKey="+ak, validateFrame(684))
 	}
 	// 7. Publishing to the trace topic needs no permission.
@@ -333,115 +337,4 @@ func clientIP(remote string) netip.Addr {
 		return a
 	}
 	return netip.Addr{}
-}
-
-// signatureOK recomputes the signature over the sorted extFields (without Signature and
-// _UNIQUE_KEY_QUERY) plus the body, and compares it with the sent one. A signature over
-// the content with _UNIQUE_KEY_QUERY is accepted too: Java 4.9.4+ clients sign it
-// (apache/rocketmq#5310), and Java's broker then refuses their query by key.
-func (v *Validator) signatureOK(a *account, ext protocol.Ext, body []byte) bool {
-	sent, ok := ext.Get(KeySignature)
-	if !ok || len(sent) != base64.StdEncoding.EncodedLen(20) {
-		return false
-	}
-	if v.sign(a, ext, body, false, sent) {
-		return true
-	}
-	if _, ok := ext.Get(keyUniqueQuery); ok {
-		return v.sign(a, ext, body, true, sent)
-	}
-	return false
-}
-
-// sigScratch is the per-request signature buffer, pooled.
-type sigScratch struct {
-	content []byte
-	order   []int
-	sum     [20]byte
-	b64     [28]byte
-}
-
-func (v *Validator) sign(a *account, ext protocol.Ext, body []byte, withUnique bool, sent string) bool {
-	sc, _ := v.bufs.Get().(*sigScratch)
-	if sc == nil {
-		sc = &sigScratch{content: make([]byte, 0, 512), order: make([]int, 0, 32)}
-	}
-	sc.content = appendContent(sc.content[:0], &sc.order, ext, withUnique)
-	m := a.mac()
-	m.Reset()
-	m.Write(sc.content)
-	m.Write(body)
-	m.Sum(sc.sum[:0])
-	a.macs.Put(m)
-	base64.StdEncoding.Encode(sc.b64[:], sc.sum[:])
-	ok := subtle.ConstantTimeCompare(sc.b64[:], []byte(sent)) == 1
-	v.bufs.Put(sc)
-	return ok
-}
-
-// appendContent appends the values of ext sorted by key, leaving out Signature (and
-// _UNIQUE_KEY_QUERY unless withUnique). A key present twice counts once, with its last
-// value (Java's extFields is a map).
-func appendContent(dst []byte, order *[]int, ext protocol.Ext, withUnique bool) []byte {
-	o := (*order)[:0]
-	for i := range ext {
-		k := ext[i].Key
-		if k == KeySignature || (!withUnique && k == keyUniqueQuery) {
-			continue
-		}
-		o = append(o, i)
-	}
-	// insertion sort: a request has a few dozen fields at most
-	for i := 1; i < len(o); i++ {
-		for j := i; j > 0 && ext[o[j]].Key < ext[o[j-1]].Key; j-- {
-			o[j], o[j-1] = o[j-1], o[j]
-		}
-	}
-	for i, idx := range o {
-		if i+1 < len(o) && ext[o[i+1]].Key == ext[idx].Key {
-			continue // a later duplicate wins (the sort is stable)
-		}
-		dst = append(dst, ext[idx].Value...)
-	}
-	*order = o
-	return dst
-}
-
-// Sign returns the signature a client sends: Base64(HmacSHA1(secretKey, sorted values +
-// body)) over ext as given (Java: AclClientRPCHook, 4.9.4+). For tests and load generators.
-func Sign(secretKey string, ext protocol.Ext, body []byte) string {
-	a := &account{secretKey: secretKey}
-	var order []int
-	content := appendContent(nil, &order, ext, true)
-	m := a.mac()
-	m.Write(content)
-	m.Write(body)
-	return base64.StdEncoding.EncodeToString(m.Sum(nil))
-}
-
-// Signer signs requests with one secret key, reusing its HMAC and buffers: a client's
-// per-connection signer (load generators). Not safe for concurrent use.
-type Signer struct {
-	mac     hash.Hash
-	content []byte
-	order   []int
-	sum     [20]byte
-	b64     [28]byte
-}
-
-// NewSigner returns a Signer for secretKey.
-func NewSigner(secretKey string) *Signer {
-	return &Signer{mac: hmac.New(sha1.New, []byte(secretKey))}
-}
-
-// Sign is Sign(secretKey, ext, body) without the per-call HMAC setup; the only allocation
-// is the returned string.
-func (s *Signer) Sign(ext protocol.Ext, body []byte) string {
-	s.content = appendContent(s.content[:0], &s.order, ext, true)
-	s.mac.Reset()
-	s.mac.Write(s.content)
-	s.mac.Write(body)
-	s.mac.Sum(s.sum[:0])
-	base64.StdEncoding.Encode(s.b64[:], s.sum[:])
-	return string(s.b64[:])
 }
