@@ -49,3 +49,10 @@ run_tool() {
   shift
   java "${TOOL_JVM[@]}" -cp "$(module_cp tools)" "$main" "$@"
 }
+
+# run_client42 MAIN ARGS... runs a class of the client42 module (the 4.2.0 client).
+run_client42() {
+  local main=$1
+  shift
+  java "${TOOL_JVM[@]}" -cp "$(module_cp client42)" "$main" "$@"
+}

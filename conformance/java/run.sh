@@ -26,7 +26,8 @@
 #                          and master/slave replication across them (conformance/ha_java_test.go);
 #                          ACL: the same signed requests to a Java and a Skyrocket broker with one
 #                          plain_acl.yml (diff_acl_test.go), the Java client's AclClientRPCHook
-#                          against Skyrocket (acl_java_test.go); the 4.9.8 Java client over TLS
+#                          against Skyrocket, the 4.2.0 client with our Acl42RPCHook against
+#                          Skyrocket and Java (acl_java_test.go); the 4.9.8 Java client over TLS
 #                          against Skyrocket (tls_java_test.go)
 #
 # Later steps (Java client scenarios, the mqadmin matrix) are added as step_<name> functions

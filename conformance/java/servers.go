@@ -138,11 +138,21 @@ func parseEnv(dir string, b []byte) (*Servers, error) {
 // Tool runs a class of the 4.9.8 tools module (the Java client; lib.sh's run_tool, built
 // by run.sh build) and returns its combined output.
 func Tool(ctx context.Context, main string, args ...string) ([]byte, error) {
+	return runJava(ctx, "run_tool", main, args)
+}
+
+// Client42 runs a class of the client42 module (the 4.2.0 Java client; lib.sh's
+// run_client42, built by run.sh build) and returns its combined output.
+func Client42(ctx context.Context, main string, args ...string) ([]byte, error) {
+	return runJava(ctx, "run_client42", main, args)
+}
+
+func runJava(ctx context.Context, runner, main string, args []string) ([]byte, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
 	lib := filepath.Join(filepath.Dir(Script()), "lib.sh")
-	script := `source "$1" && shift && run_tool "$@"`
+	script := `source "$1" && shift && ` + runner + ` "$@"`
 	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", script, "tool", lib, main}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
