@@ -107,7 +107,7 @@ step_clients_java() {
 step_diff() {
   local log rc=0
   log=$(mktemp)
-  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 15m -v -run '^(TestDifferential_|TestHAJava_|TestACLJava_|TestTLSJava_)' ./conformance/) \
+  (cd "$REPO_ROOT" && SKYROCKET_JAVA_SERVERS=1 go test -count=1 -timeout 25m -v -run '^(TestDifferential_|TestHAJava_|TestACLJava_|TestTLSJava_)' ./conformance/) \
     >"$log" 2>&1 || rc=$?
   grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|DIFF|allowed|values compared|messages over|servers (up|stopped)|: java |ha_java_test|Java 4.9.8 client' "$log" || true
   if [ "$rc" -ne 0 ]; then
