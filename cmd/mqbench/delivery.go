@@ -62,9 +62,13 @@ type DeliveryReport struct {
 	Delivered   int64    `json:"delivered"`         // found in the topic
 	Foreign     int64    `json:"foreign,omitempty"` // other messages found in the same queues
 	Complete    bool     `json:"complete"`
-	WaitSeconds float64  `json:"wait_seconds"` // from the end of the load until the last was found
-	Due         string   `json:"due"`          // what lateness is measured from
-	Lateness    *Latency `json:"lateness_ms,omitempty"`
+	WaitSeconds float64  `json:"wait_seconds"`          // from the end of the load until the last was found
+	Due         string   `json:"due"`                   // what lateness is measured from
+	Lateness    *Latency `json:"lateness_ms,omitempty"` // an early record counts as 0 here
+	// Early counts the records stored before their due time (Java 5.x's timer wheel rounds
+	// the due time down to its precision); EarliestMs is the most any was early by.
+	Early      int64   `json:"early,omitempty"`
+	EarliestMs float64 `json:"earliest_ms,omitempty"`
 	// The store timestamps of the delivered records span SpanSeconds; RatePerSec is
 	// Delivered over that span: how fast the messages reached the topic.
 	SpanSeconds float64 `json:"store_span_seconds"`
@@ -168,7 +172,12 @@ func awaitDelivery(ctx context.Context, topic string, ts []deliveryTarget, expec
 					return true
 				}
 				rep.Delivered++
-				hist.record((r.StoreTimestamp - due(r)) * int64(time.Millisecond))
+				late := r.StoreTimestamp - due(r)
+				if late < 0 {
+					rep.Early++
+					rep.EarliestMs = max(rep.EarliestMs, float64(-late))
+				}
+				hist.record(late * int64(time.Millisecond))
 				if firstStore == 0 || r.StoreTimestamp < firstStore {
 					firstStore = r.StoreTimestamp
 				}

@@ -182,6 +182,9 @@ func (r *Result) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  lateness ms store time - %s: p50 %.1f  p99 %.1f  max %.1f; stored at %.0f msg/s over %.2f s\n",
 				d.Due, l.P50, l.P99, l.Max, d.RatePerSec, d.SpanSeconds)
 		}
+		if d.Early > 0 {
+			fmt.Fprintf(w, "  early       %d stored before their due time (counted as 0 above), by up to %.0f ms\n", d.Early, d.EarliestMs)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note        %s\n", n)
