@@ -196,3 +196,50 @@ func TestConformance_Timer_TransactionTimedFromCommit(t *testing.T) {
 		t.Fatalf("delivered %v after the send, want ≥ 2 s", d)
 	}
 }
+
+// Cancel as 5.x: a send with TIMER_DEL_UNIQKEY = "<topic>+<msgId>" and the same
+// TIMER_DELIVER_MS as a pending timer message is answered SEND_OK, is never delivered, and
+// the message it names is not delivered either; the other message due at that time is.
+// With a time not in the future the marker is refused (MESSAGE_ILLEGAL, 5.x's remark).
+func TestConformance_Timer_GoClientCancel(t *testing.T) {
+	c := startCluster(t, nil)
+	topic := unique("TTimerDel")
+	p := newProducer(t, c.nsAddr())
+	at := strconv.FormatInt(time.Now().Add(3*time.Second).UnixMilli(), 10)
+	send := func(body string, props ...string) string {
+		m := primitive.NewMessage(topic, []byte(body))
+		for i := 0; i < len(props); i += 2 {
+			m.WithProperty(props[i], props[i+1])
+		}
+		res, err := p.SendSync(context.Background(), m)
+		if err != nil || res.Status != primitive.SendOK {
+			t.Fatalf("send %s: %v %v", body, res, err)
+		}
+		return res.MsgID
+	}
+	cancelled := send("cancelled", timer.PropertyDeliverMs, at)
+	kept := send("kept", timer.PropertyDeliverMs, at)
+	send("marker", timer.PropertyDeliverMs, at, timer.PropertyDelUniqKey, timer.DeleteKey(topic, cancelled))
+	bad := primitive.NewMessage(topic, []byte("late marker"))
+	bad.WithProperty(timer.PropertyDeliverMs, "1")
+	bad.WithProperty(timer.PropertyDelUniqKey, timer.DeleteKey(topic, kept))
+	if _, err := p.SendSync(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "timer message illegal") {
+		t.Fatalf("marker with a past time: err %v, want MESSAGE_ILLEGAL", err)
+	}
+	got := &deliveries{}
+	pushConsume(t, c.nsAddr(), unique("CG"), topic, func(m *primitive.MessageExt) consumer.ConsumeResult {
+		got.add(m)
+		return consumer.ConsumeSuccess
+	})
+	eventually(t, 10*time.Second, "the kept message", func() bool { return got.len() >= 1 })
+	// The slot is over once the cursor passed it: the wheel holds nothing (the marker is
+	// done with its slot), and the topic holds only the kept message.
+	eventually(t, 5*time.Second, "the wheel empty", func() bool { return brokerRuntime(t, c.broker.Addr())["timerCongestNum"] == "0" })
+	eventually(t, 5*time.Second, "dispatched", func() bool { return c.broker.Store().DispatchBehindBytes() == 0 })
+	if n := storedCount(c, topic, 8); n != 1 {
+		t.Fatalf("%d messages in %s, want only the kept one", n, topic)
+	}
+	if m, _ := got.get(0); string(m.Body) != "kept" || m.MsgId != kept {
+		t.Fatalf("delivered %q (%s), want kept (%s)", m.Body, m.MsgId, kept)
+	}
+}

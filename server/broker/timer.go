@@ -18,6 +18,10 @@ package broker
 //   a decimal long, a delay beyond timerMaxDelaySec, a TIMER_DEL_UNIQKEY with a past time
 //   (5.x); and, stricter than 5.x (which takes them as "now"), negative values and a
 //   relative delay whose deliver time overflows a long.
+// - Cancel (5.x): a timer message with TIMER_DEL_UNIQKEY ("<real topic>+<UNIQ_KEY>") is
+//   parked like any other and answered SEND_OK; the wheel takes it as a delete marker of
+//   its slot (store/timer: never delivered; the message it names, due in the same slot, is
+//   dropped). 5.3's RECALL_MESSAGE request, which writes such a marker, is not built.
 // - Transactions: a half message is parked as a half (5.x); its commit goes through the
 //   same rewrite (transaction.Config.ApplyDelay). Batches: the inner messages' timer
 //   properties are ignored (5.x reads only the batch's own properties); timer properties
@@ -41,9 +45,6 @@ import (
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/store/timer"
 )
-
-// propertyTimerDelUniqKey is 5.x's timer-cancel property (MessageConst.PROPERTY_TIMER_DEL_UNIQKEY).
-const propertyTimerDelUniqKey = "TIMER_DEL_UNIQKEY"
 
 // startTimer opens the timing wheel and, on a master, starts delivering.
 func (b *Broker) startTimer() error {
@@ -132,7 +133,7 @@ func (b *Broker) applyTimer(m *message.Message, props *message.Properties) *prot
 		return nil
 	}
 	if deliverMs <= now {
-		if _, ok := props.Get(propertyTimerDelUniqKey); ok {
+		if _, ok := props.Get(timer.PropertyDelUniqKey); ok {
 			return b.timerIllegal()
 		}
 		return nil // due already: stored as a plain message (5.x)

@@ -22,7 +22,8 @@
 //	16 phyOffset int64  CommitLog offset of the parked record
 //	24 cqOffset  int64  its rmq_sys_wheel_timer ConsumeQueue offset
 //	32 size      int32  its size
-//	36 state     int32  magic<<8 | state (pending, delivering, done); written last
+//	36 state     int32  magic<<8 | flags | state (pending, delivering, done); written last;
+//	                    flag 0x10: a delete marker
 //	40 clBefore  int64  CommitLog end before the delivery started (state delivering)
 //
 // A wheel slot is 24 bytes: timeMs int64 (the slot's absolute time), lastPos int64
@@ -30,6 +31,12 @@
 // the maximum delay, so one slot never holds two live rounds. Slot t holds the entries
 // due in (t-precision, t]; it opens at t-precision and each entry is delivered at its own
 // time, in due order, so the precision sets the wheel's size, not the lateness.
+//
+// Cancel (5.x's TIMER_DEL_UNIQKEY, MAGIC_DELETE): a parked message with that property is
+// a delete marker. When its slot is delivered, the markers' keys ("<real topic>+<UNIQ_KEY>")
+// are read first and the slot's messages with those keys are marked done instead of
+// delivered; a marker is never delivered. Like 5.x, a marker acts on its own slot only.
+// Markers stay pending until their slot is over, so a restart before then still cancels.
 //
 // Memory is bounded whatever the pending count: the pending set is the timerlog, the
 // slots are a mapped file, and what the process holds is one counter per segment.

@@ -47,6 +47,18 @@ var seq atomic.Int64
 func park(t testing.TB, st *store.Store, realTopic string, qid int32, dueMs, _ int64) string {
 	t.Helper()
 	uniq := fmt.Sprintf("C0A80001%024d", seq.Add(1))
+	parkAs(t, st, realTopic, qid, dueMs, uniq)
+	return uniq
+}
+
+// parkWithKey is park with a given UNIQ_KEY, queue 0.
+func parkWithKey(t testing.TB, st *store.Store, realTopic string, dueMs int64, uniq string) {
+	t.Helper()
+	parkAs(t, st, realTopic, 0, dueMs, uniq)
+}
+
+func parkAs(t testing.TB, st *store.Store, realTopic string, qid int32, dueMs int64, uniq string) {
+	t.Helper()
 	var p message.Properties
 	p.Set(message.PropertyTags, "TagA")
 	p.Set(message.PropertyKeys, "k-"+uniq)
@@ -60,7 +72,6 @@ func park(t testing.TB, st *store.Store, realTopic string, qid int32, dueMs, _ i
 	if _, err := st.PutMessage(&m); err != nil {
 		t.Fatal(err)
 	}
-	return uniq
 }
 
 // delivered returns the records of a real queue, with their store times.
@@ -80,4 +91,22 @@ func delivered(t testing.TB, st *store.Store, topic string, q int32) []message.R
 		out = append(out, r)
 	}
 	return out
+}
+
+// parkMarker stores a delete marker as the broker's send hook leaves it: due at dueMs,
+// TIMER_DEL_UNIQKEY = key (5.x's RecallMessageProcessor#buildMessage).
+func parkMarker(t testing.TB, st *store.Store, realTopic string, dueMs int64, key string) {
+	t.Helper()
+	var p message.Properties
+	p.Set(message.PropertyUniqClientMessageIDKeyIdx, fmt.Sprintf("C0A80001%024d", seq.Add(1)))
+	p.Set(PropertyDelUniqKey, key)
+	p.Set(PropertyDeliverMs, strconv.FormatInt(dueMs, 10))
+	p.Set(PropertyOutMs, strconv.FormatInt(dueMs, 10))
+	p.Set(message.PropertyRealTopic, realTopic)
+	p.Set(message.PropertyRealQueueID, "0")
+	m := message.Message{Topic: Topic, Body: []byte("0"), BornTimestamp: time.Now().UnixMilli(),
+		BornHost: testHost, StoreHost: testHost, Properties: p.AppendTo(nil)}
+	if _, err := st.PutMessage(&m); err != nil {
+		t.Fatal(err)
+	}
 }

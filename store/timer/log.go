@@ -18,6 +18,10 @@ const (
 	statePending    = 1
 	stateDelivering = 2
 	stateDone       = 3
+	// flagDelete marks a delete marker (5.x's TIMER_DEL_UNIQKEY message, MAGIC_DELETE): it
+	// cancels the entries of its slot with its key and is never delivered itself.
+	flagDelete = 0x10
+	stateMask  = 0x0f
 )
 
 // entry is one decoded timerlog entry.
@@ -29,6 +33,7 @@ type entry struct {
 	size      int32
 	state     int32
 	clBefore  int64
+	del       bool // a delete marker (flagDelete)
 }
 
 // segment is one mapped timerlog file holding entries [from, from+len(data)).
@@ -145,7 +150,8 @@ func (l *timerLog) read(pos int64) (entry, bool) {
 	if w>>8 != entryMagic {
 		return entry{}, false
 	}
-	e.state = int32(w & 0xff)
+	e.state = int32(w & stateMask)
+	e.del = w&flagDelete != 0
 	return e, true
 }
 
@@ -168,7 +174,7 @@ func (l *timerLog) append(e entry) (int64, error) {
 	binary.BigEndian.PutUint64(b[24:], uint64(e.cqOffset))
 	binary.BigEndian.PutUint32(b[32:], uint32(e.size))
 	binary.BigEndian.PutUint64(b[40:], 0)
-	binary.BigEndian.PutUint32(b[36:], entryMagic<<8|uint32(e.state))
+	binary.BigEndian.PutUint32(b[36:], entryMagic<<8|e.flags()|uint32(e.state))
 	l.end += entrySize
 	if e.state != stateDone {
 		s.pending++
@@ -179,16 +185,28 @@ func (l *timerLog) append(e entry) (int64, error) {
 	return pos, nil
 }
 
-// setState changes an entry's state (clBefore is written first when delivering).
+func (e entry) flags() uint32 {
+	if e.del {
+		return flagDelete
+	}
+	return 0
+}
+
+// setState changes an entry's state, keeping its flags (clBefore is written first when
+// delivering).
 func (l *timerLog) setState(pos int64, state int32, clBefore int64) {
 	s := l.seg(pos)
 	b := s.data[pos-s.from:]
 	if state == stateDelivering {
 		binary.BigEndian.PutUint64(b[40:], uint64(clBefore))
 	}
-	binary.BigEndian.PutUint32(b[36:], entryMagic<<8|uint32(state))
-	if state == stateDone {
+	old := binary.BigEndian.Uint32(b[36:])
+	binary.BigEndian.PutUint32(b[36:], entryMagic<<8|old&flagDelete|uint32(state))
+	switch wasDone := old&stateMask == stateDone; {
+	case state == stateDone && !wasDone:
 		s.pending--
+	case state != stateDone && wasDone:
+		s.pending++
 	}
 }
 

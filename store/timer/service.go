@@ -26,7 +26,15 @@ const (
 	PropertyDelaySec  = "TIMER_DELAY_SEC"
 	PropertyDelayMs   = "TIMER_DELAY_MS"
 	PropertyOutMs     = "TIMER_OUT_MS"
+	// PropertyDelUniqKey makes a timer message a delete marker: "<real topic>+<UNIQ_KEY>"
+	// cancels the pending timer message with that topic and UNIQ_KEY in the marker's slot
+	// (5.x: MessageConst.PROPERTY_TIMER_DEL_UNIQKEY, TimerMessageStore.buildDeleteKey).
+	PropertyDelUniqKey = "TIMER_DEL_UNIQKEY"
 )
+
+// DeleteKey is the TIMER_DEL_UNIQKEY value that cancels the timer message with realTopic
+// and uniqKey (5.x: TimerMessageStore#buildDeleteKey).
+func DeleteKey(realTopic, uniqKey string) string { return realTopic + "+" + uniqKey }
 
 // Defaults (Java 5.x MessageStoreConfig).
 const (
@@ -98,13 +106,16 @@ type Service struct {
 	enqueueOff int64 // next rmq_sys_wheel_timer ConsumeQueue offset
 	unpark     message.Unparker
 	msg        message.Message
-	due        []dueEntry // the slot being delivered, in due order (deliverSlot)
-	slotT      int64      // its slot time
-	slotLast   int64      // its newest entry when due was built
+	due        []dueEntry          // the slot being delivered, in due order (deliverSlot)
+	slotT      int64               // its slot time
+	slotLast   int64               // its newest entry when due was built
+	delKeys    map[string]struct{} // the slot's delete markers' keys (deliverSlot)
+	markers    []int64             // the slot's delete markers, done when it closes
 	lastFlush  time.Time
 
 	pending   atomic.Int64
 	delivered atomic.Int64
+	cancelled atomic.Int64
 	enqueued  atomic.Int64
 	cursorPub atomic.Int64
 	enqPub    atomic.Int64
@@ -262,6 +273,7 @@ func (s *Service) run() {
 				}
 				break
 			}
+			s.closeSlot()
 			s.cursor += s.p
 			s.cursorPub.Store(s.cursor)
 		}
@@ -335,12 +347,15 @@ func (s *Service) enqueueOne(u store.CQUnit, cqOff int64) {
 		return // a filler unit
 	}
 	deliverMs := s.nowMs()
+	del := false
 	if rec, release, err := s.st.MessageByOffset(u.PhyOffset); err == nil {
-		if v, ok := message.LookupProperty(recordProperties(rec), PropertyOutMs); ok {
+		props := recordProperties(rec)
+		if v, ok := message.LookupProperty(props, PropertyOutMs); ok {
 			if ms, ok := parseMs(v); ok {
 				deliverMs = ms
 			}
 		}
+		_, del = message.LookupProperty(props, PropertyDelUniqKey)
 		release()
 	} else {
 		s.log.Warn().Err(err).Int64("cqOffset", cqOff).Msg("timer: parked message unreadable at enqueue; tried at once")
@@ -357,12 +372,12 @@ func (s *Service) enqueueOne(u store.CQUnit, cqOff int64) {
 	}
 	pos := s.tl.end
 	prev := s.wh.link(t, pos)
-	e := entry{prevPos: prev, deliverMs: deliverMs, phyOffset: u.PhyOffset, cqOffset: cqOff, size: u.Size, state: statePending}
+	e := entry{prevPos: prev, deliverMs: deliverMs, phyOffset: u.PhyOffset, cqOffset: cqOff, size: u.Size, state: statePending, del: del}
 	if _, err := s.tl.append(e); err != nil {
 		s.log.Error().Err(err).Msg("timer: append to timerlog failed")
 		return
 	}
-	if overdue {
+	if overdue && !del {
 		// Linked into the cursor's slot too: if this delivery fails, the slot retries it.
 		s.deliver(pos, e)
 	}
@@ -399,13 +414,21 @@ func (s *Service) deliverSlot(t, now int64) (int64, bool) {
 	if t != s.slotT || last != s.slotLast {
 		s.slotT, s.slotLast = t, last
 		s.due = s.due[:0]
+		clear(s.delKeys)
+		s.markers = s.markers[:0]
 		first := s.tl.firstPos()
 		for pos := last; pos > 0 && pos-1 >= first; {
 			e, ok := s.tl.read(pos - 1)
 			if !ok || SlotTime(e.deliverMs, s.p) > t {
 				break
 			}
-			if e.state != stateDone {
+			switch {
+			case e.del:
+				// A delete marker: its key cancels the slot's entries (5.x reads the
+				// markers of a slot before its messages), whichever was sent first.
+				s.addDelKey(e)
+				s.markers = append(s.markers, pos-1)
+			case e.state != stateDone:
 				s.due = append(s.due, dueEntry{pos: pos - 1, at: e.deliverMs})
 			}
 			pos = e.prevPos
@@ -435,6 +458,35 @@ func (s *Service) deliverSlot(t, now int64) (int64, bool) {
 	return 0, true
 }
 
+// addDelKey reads the key of delete marker e into the slot's set.
+func (s *Service) addDelKey(e entry) {
+	rec, release, err := s.st.MessageByOffset(e.phyOffset)
+	if err != nil {
+		s.log.Warn().Err(err).Int64("phyOffset", e.phyOffset).Msg("timer: delete marker unreadable, ignored")
+		return
+	}
+	defer release()
+	if v, ok := message.LookupProperty(recordProperties(rec), PropertyDelUniqKey); ok {
+		if s.delKeys == nil {
+			s.delKeys = map[string]struct{}{}
+		}
+		s.delKeys[string(v)] = struct{}{}
+	}
+}
+
+// closeSlot ends the cursor's slot before the cursor moves on: its delete markers are
+// done (kept pending until now, so that a restart before the slot's end still cancels).
+func (s *Service) closeSlot() {
+	for _, pos := range s.markers {
+		if e, ok := s.tl.read(pos); ok && e.state != stateDone {
+			s.tl.setState(pos, stateDone, 0)
+		}
+	}
+	s.markers = s.markers[:0]
+	clear(s.delKeys)
+	s.slotT, s.slotLast = 0, 0
+}
+
 // dueEntry is one entry of the slot being delivered.
 type dueEntry struct {
 	pos, at int64
@@ -458,6 +510,24 @@ func (s *Service) deliver(pos int64, e entry) bool {
 		release()
 		s.tl.setState(pos, stateDone, 0)
 		return true
+	}
+	if _, del := message.LookupProperty(s.msg.Properties, PropertyDelUniqKey); del {
+		// A delete marker is never delivered (5.x: doPut's PUT_NO_RETRY); normally it is
+		// not in a due list at all.
+		release()
+		s.tl.setState(pos, stateDone, 0)
+		return true
+	}
+	if len(s.delKeys) > 0 {
+		u, _ := message.LookupProperty(s.msg.Properties, message.PropertyUniqClientMessageIDKeyIdx)
+		uniq := string(u)
+		if _, gone := s.delKeys[DeleteKey(s.msg.Topic, uniq)]; gone && uniq != "" {
+			release()
+			s.tl.setState(pos, stateDone, 0)
+			s.cancelled.Add(1)
+			s.log.Debug().Str("topic", s.msg.Topic).Str("uniqKey", uniq).Msg("timer: cancelled by a TIMER_DEL_UNIQKEY marker")
+			return true
+		}
 	}
 	s.tl.setState(pos, stateDelivering, s.st.MaxPhyOffset())
 	res, err := s.st.PutMessage(&s.msg)
@@ -520,6 +590,7 @@ type Stats struct {
 	EnqueueBehind   int64   // parked messages not yet enqueued (5.x: timerOffsetBehind)
 	DequeueBehindMs int64   // how far the delivery cursor lags the clock (5.x: timerReadBehind, in s)
 	Delivered       int64   // delivered since start
+	Cancelled       int64   // cancelled by a delete marker (TIMER_DEL_UNIQKEY) since start
 	LateMaxMs       int64   // the largest delivery lateness seen since start
 	EnqueueTPS      float64 // 5.x: timerEnqueueTps
 	DequeueTPS      float64 // 5.x: timerDequeueTps
@@ -527,7 +598,7 @@ type Stats struct {
 
 // Stats returns the current figures; safe from any goroutine.
 func (s *Service) Stats() Stats {
-	st := Stats{Pending: s.pending.Load(), Delivered: s.delivered.Load(), LateMaxMs: s.lateMax.Load()}
+	st := Stats{Pending: s.pending.Load(), Delivered: s.delivered.Load(), Cancelled: s.cancelled.Load(), LateMaxMs: s.lateMax.Load()}
 	if s.running.Load() {
 		st.EnqueueBehind = max(0, s.st.MaxOffsetInQueue(Topic, 0)-s.enqPub.Load())
 		if c := s.cursorPub.Load(); c > 0 {
