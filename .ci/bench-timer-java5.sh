@@ -16,7 +16,8 @@
 # the delivered record - TIMER_DELIVER_MS), in alternating order, the server stopped. mqbench
 # speaks 4.x remoting (SEND_MESSAGE_V2), 4 connections x 32 in flight. Each side's round holds
 # the benchmark lock (BENCH_LOCK, default /tmp/skyrocket-bench.lock) from the server's
-# start to its stop. mqbench samples the broker's /proc (-pid): CPU, RssAnon.
+# start to its stop. mqbench samples the broker's /proc (-pid): CPU, RssAnon; the script
+# adds the broker's CPU over each whole run (a timer run's includes its deliveries).
 #
 # Reports go to DIR (default /tmp/bench-timer-java5/<UTC time>): one mqbench JSON per run
 # and summary.tsv; the summary is printed at the end with the load averages seen.
@@ -224,6 +225,10 @@ stop_side() {
 STOP_PIDS=""
 trap 'stop_side' EXIT
 
+# cpu_ticks PID: utime + stime in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICKS=$(getconf CLK_TCK)
+
 # run_side SIDE ROUND: one side's round under the benchmark lock.
 run_side() {
   local side=$1 r=$2 dir="$OUT/srv-$side"
@@ -238,8 +243,9 @@ run_side() {
   local kinds="plain timer"
   [ $((r % 2)) -eq 0 ] && kinds="timer plain"
   for k in $kinds; do
-    local load1
+    local load1 cpu0
     load1=$(cut -d' ' -f1-3 /proc/loadavg)
+    cpu0=$(cpu_ticks "$BROKER_PID")
     if [ "$k" = plain ]; then
       "$MQBENCH" "${common[@]}" -t BenchPlain -json-out "$OUT/r$r-$side-plain.json" >/dev/null
     else
@@ -247,6 +253,9 @@ run_side() {
         -json-out "$OUT/r$r-$side-timer.json" >/dev/null
     fi
     echo "$load1 / $(cut -d' ' -f1-3 /proc/loadavg)" >"$OUT/r$r-$side-$k.load"
+    # The broker's CPU over the whole run: for the timer run the sends, the enqueue and
+    # every delivery (mqbench's own figure covers the sends' window only).
+    echo $(($(cpu_ticks "$BROKER_PID") - cpu0)) >"$OUT/r$r-$side-$k.ticks"
     log "round $r $side $k: $(jq -r '"\(.msgs_per_sec|floor) msg/s" + (if .delivery then ", lateness p50 \(.delivery.lateness_ms.p50) p99 \(.delivery.lateness_ms.p99) max \(.delivery.lateness_ms.max) ms, \(.delivery.delivered)/\(.delivery.expected) delivered, early \(.delivery.early // 0)" else "" end)' "$OUT/r$r-$side-$k.json")"
   done
   stop_side
@@ -261,19 +270,21 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 
 {
-  printf 'round\tside\tplain_msg_s\ttimer_msg_s\ttimer/plain\tlate_p50_ms\tlate_p99_ms\tlate_max_ms\tearly\tearliest_ms\tdelivered\tsent\trss_anon_after_timer_MiB\trss_anon_peak_MiB\tcpu_s_per_M_timer\tload_plain\tload_timer\n'
+  printf 'round\tside\tplain_msg_s\ttimer_msg_s\ttimer/plain\tlate_p50_ms\tlate_p99_ms\tlate_max_ms\tearly\tearliest_ms\tdelivered\tsent\trss_anon_after_timer_MiB\trss_anon_peak_MiB\tcpu_s_per_M_plain\tcpu_s_per_M_timer_all\tload_plain\tload_timer\n'
   for r in $(seq 1 "$ROUNDS"); do
     for side in $SIDES; do
       p=$OUT/r$r-$side-plain.json
       t=$OUT/r$r-$side-timer.json
       [ -f "$p" ] && [ -f "$t" ] || continue
-      jq -r --slurp --arg r "$r" --arg side "$side" --arg lp "$(cat "$OUT/r$r-$side-plain.load")" --arg lt "$(cat "$OUT/r$r-$side-timer.load")" '
+      tp=$(cat "$OUT/r$r-$side-plain.ticks")
+      tt=$(cat "$OUT/r$r-$side-timer.ticks")
+      jq -r --slurp --arg r "$r" --arg side "$side" --argjson tp "$tp" --argjson tt "$tt" --argjson hz "$TICKS" --arg lp "$(cat "$OUT/r$r-$side-plain.load")" --arg lt "$(cat "$OUT/r$r-$side-timer.load")" '
         .[0] as $p | .[1] as $t |
         [$r, $side, ($p.msgs_per_sec|floor), ($t.msgs_per_sec|floor), (($t.msgs_per_sec / $p.msgs_per_sec * 100 | round) / 100),
          $t.delivery.lateness_ms.p50, $t.delivery.lateness_ms.p99, $t.delivery.lateness_ms.max,
          ($t.delivery.early // 0), ($t.delivery.earliest_ms // 0), $t.delivery.delivered, $t.delivery.expected,
          ($t.server.rss_anon_after_mib // "-"), ([$p.server.rss_anon_peak_mib, $t.server.rss_anon_peak_mib] | max // "-"),
-         (($t.server.cpu_seconds_per_million_msgs // 0) | round), $lp, $lt] | @tsv' "$p" "$t"
+         ($tp / $hz / $p.messages * 1e6 | round), ($tt / $hz / $t.messages * 1e6 | round), $lp, $lt] | @tsv' "$p" "$t"
     done
   done
 } >"$OUT/summary.tsv"

@@ -28,8 +28,9 @@ package broker
 //   on the batch header are refused (not built). Retries (send-back) carry DELAY, which
 //   wins.
 // - Deliberately different from 5.x: TIMER_OUT_MS is the deliver time itself, and the
-//   wheel delivers each message at that time (its slot only groups it); 5.x rounds down
-//   to the precision and can deliver up to one precision early. timerWheelEnable=false
+//   wheel delivers each message at that time (its slot only groups it); 5.x stores the
+//   time rounded down to the precision and reads a slot once the clock has passed its
+//   end, so it delivers up to one precision late (never early). timerWheelEnable=false
 //   (or timerEnable=false) ignores the properties as a 4.x broker does, where 5.x
 //   refuses the send.
 // - A slave does not deliver (the wheel runs on a master only, as the schedule service).

@@ -81,8 +81,9 @@ func Precision(ms int64) int64 {
 }
 
 // SlotTime is the slot a message due at deliverMs is delivered in: deliverMs rounded up
-// to the precision, so it is never delivered before its time. (Java 5.x rounds down and
-// can deliver up to one precision early.)
+// to the precision, so it is never delivered before its time. (Java 5.x stores the time
+// rounded down and reads a slot once the clock has passed the slot's end, so it delivers
+// up to one precision late; this wheel delivers each entry at its own time.)
 func SlotTime(deliverMs, precision int64) int64 {
 	if deliverMs <= 0 {
 		return 0
