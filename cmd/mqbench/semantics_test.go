@@ -84,8 +84,15 @@ func TestProduce_Tx_CommitsReachTheTopic(t *testing.T) {
 	}
 	again, err := awaitDelivery(context.Background(), "TxTopic", ts, 300, 5*time.Second, "x",
 		func(*message.Record) int64 { return 0 }, runMessages())
-	if err != nil || again.Delivered != 300 || again.Foreign != 0 {
+	if err != nil || again.Delivered != 300 || again.Foreign != 0 || again.Early != 0 {
 		t.Fatalf("re-read: %+v, %v", again, err)
+	}
+	// Records stored before their due time are counted apart (a timer wheel that delivers
+	// early), with the most any was early by; they count as 0 in the lateness.
+	early, err := awaitDelivery(context.Background(), "TxTopic", ts, 300, 5*time.Second, "x",
+		func(r *message.Record) int64 { return r.StoreTimestamp + 7 }, runMessages())
+	if err != nil || early.Early != 300 || early.EarliestMs != 7 || early.Lateness.Max != 0 {
+		t.Fatalf("re-read with due = store time + 7 ms: %+v, %v", early, err)
 	}
 	// A message of another producer in the same queues is foreign.
 	spec := &sendSpec{code: protocol.CodeSendMessageV2, group: "g", topic: "TxTopic", body: []byte("x")}
