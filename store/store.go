@@ -58,7 +58,8 @@ type Store struct {
 
 	flushWake   chan struct{}
 	flushMu     sync.Mutex
-	flushNotify chan struct{} // closed and replaced whenever flushedWhere advances
+	flushNotify chan struct{}                       // closed and replaced whenever flushedWhere advances
+	flushHook   atomic.Pointer[func(flushed int64)] // SetFlushHook
 
 	diskFull      atomic.Bool
 	cleanNow      atomic.Bool  // disk above the forced-clean ratio

@@ -64,6 +64,10 @@ type Broker struct {
 	clientRows atomic.Pointer[[]metrics.ClientConsume] // rocketmq_client_* rows (metrics_clients.go); nil when off
 	acl        *acl.Validator                          // acl_check.go: nil unless aclEnable=true
 
+	// flushReplies answers the SYNC_FLUSH sends of a broker that is not a SYNC_MASTER,
+	// from the flushing goroutine (flush_replies.go); nil under ASYNC_FLUSH.
+	flushReplies *flushReplies
+
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	regMu sync.Mutex // serializes registrations (Java: synchronized registerBrokerAll)
@@ -153,6 +157,9 @@ func New(opts Options) (*Broker, error) {
 		replicas = b.haMaster
 	}
 	b.syncReplies = newSyncReplies(b.store, replicas, b.figures, log)
+	if opts.Store.FlushDiskType == store.SyncFlush && opts.Role != RoleSyncMaster {
+		b.flushReplies = newFlushReplies(b.store, b.figures, log)
+	}
 	b.pools = newPools(&b.opts)
 	listeners := []remoting.Listener{{Addr: opts.ListenAddr}}
 	if opts.EnableVIP {
@@ -180,7 +187,7 @@ func New(opts Options) (*Broker, error) {
 // Start serves the ports, registers with the name servers and starts the periodic tasks.
 func (b *Broker) Start() error {
 	if err := b.rs.Start(); err != nil {
-		b.syncReplies.stop()
+		b.stopReplies()
 		_ = b.store.Close()
 		return err
 	}
@@ -188,7 +195,7 @@ func (b *Broker) Start() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = b.rs.Shutdown(ctx)
-		b.syncReplies.stop()
+		b.stopReplies()
 		_ = b.store.Close()
 		return err
 	}
@@ -288,7 +295,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		if e := b.rs.Shutdown(ctx); e != nil {
 			err = e
 		}
-		b.syncReplies.stop() // no request adds any more: answer what waits for a flush or a slave
+		b.stopReplies() // no request adds any more: answer what waits for a flush or a slave
 		b.stopReplication()
 		b.wg.Wait()
 		b.stats.Stop()
@@ -347,4 +354,13 @@ func (b *Broker) guardedUnknown() remoting.Handler {
 
 func (b *Broker) unknownCode(_ *remoting.Context, req *protocol.Command) (*protocol.Command, error) {
 	return nil, protocol.NotSupported(req.Code)
+}
+
+// stopReplies answers the sends still waiting for a flush or a slave and stops the
+// services that answer them.
+func (b *Broker) stopReplies() {
+	b.syncReplies.stop()
+	if b.flushReplies != nil {
+		b.flushReplies.stop()
+	}
 }

@@ -317,7 +317,7 @@ func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored
 	if flushTo == 0 && replicaTo == 0 {
 		return resp, nil
 	}
-	b.syncReplies.addWait(ctx, resp, flushTo, b.opts.Store.SyncFlushTimeout, replicaTo, b.opts.SlaveTimeout)
+	b.waitStored(ctx, resp, flushTo, replicaTo)
 	return nil, nil
 }
 
@@ -325,6 +325,16 @@ func (b *Broker) putResult(ctx *remoting.Context, resp *protocol.Command, stored
 func (b *Broker) replyStored(ctx *remoting.Context, resp *protocol.Command, flushTo, replicaTo int64) {
 	if flushTo == 0 && replicaTo == 0 {
 		ctx.Reply(resp)
+		return
+	}
+	b.waitStored(ctx, resp, flushTo, replicaTo)
+}
+
+// waitStored hands a send waiting for the disk alone to flushReplies, answered from the
+// flushing goroutine, and one waiting for a slave to syncReplies.
+func (b *Broker) waitStored(ctx *remoting.Context, resp *protocol.Command, flushTo, replicaTo int64) {
+	if replicaTo == 0 && b.flushReplies != nil {
+		b.flushReplies.add(ctx, resp, flushTo, b.opts.Store.SyncFlushTimeout)
 		return
 	}
 	b.syncReplies.addWait(ctx, resp, flushTo, b.opts.Store.SyncFlushTimeout, replicaTo, b.opts.SlaveTimeout)
