@@ -4,6 +4,7 @@
 # docs/benchmarks.md ("Side by side with Java") has the results and what they mean.
 #
 #   .ci/bench-compare.sh [step...]      steps: send syncflush rate route ha semantics rss alloc (default: all)
+#                                       and recovery (only when named: it writes BENCH_RECOVERY_GIB of CommitLog)
 #
 # Environment (defaults in brackets):
 #   BENCH_ROUNDS [3]        rounds per comparison; sides alternate, the order rotates per round
@@ -16,6 +17,8 @@
 #   BENCH_SEM_MESSAGES [200000]           messages per run of the semantics step
 #   BENCH_RSS_MESSAGES [10000000]         messages stored by the rss step (x ~1.2 KiB on disk)
 #   BENCH_RSS_JAVA [1]      also measure Java's RssAnon after the same number of messages
+#   BENCH_RECOVERY_GIB [10] BENCH_RECOVERY_ROUNDS [2]   the recovery step (not run by default);
+#   BENCH_RECOVERY_MESSAGES  how many 4 KiB messages fill its store (default: GiB x 262,144)
 #   BENCH_SEM_JAVA [1]      also run the semantics step against Java
 #   SERVER_HEAP ["-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"]  both Java servers (as javaservers.sh)
 #   BENCH_OUT [.cache/bench-compare/<UTC time>]   reports (text and JSON) are kept here
@@ -42,6 +45,7 @@ SEM_MESSAGES=${BENCH_SEM_MESSAGES:-200000}
 RSS_MESSAGES=${BENCH_RSS_MESSAGES:-10000000}
 RSS_JAVA=${BENCH_RSS_JAVA:-1}
 SEM_JAVA=${BENCH_SEM_JAVA:-1}
+RECOVERY_ROUNDS=${BENCH_RECOVERY_ROUNDS:-2}
 SERVER_HEAP=${SERVER_HEAP:-"-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"}
 BIN=$(cd "${BIN:-bin}" && pwd)
 OUT=${BENCH_OUT:-$REPO/.cache/bench-compare/$(date -u +%Y%m%dT%H%M%SZ)}
@@ -368,6 +372,61 @@ step_rss() {
     broker_conf "$WORK/java-rss.conf" "$JBP" "$JN" "$WORK/java-store" ASYNC_FLUSH
     rss_on java "$JB" "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-rss.conf")" "rm -rf $WORK/java-store"
   fi
+}
+
+# The recovery step: start to first accepted send after kill -9 under load, on one store
+# of BENCH_RECOVERY_GIB [10] GiB of CommitLog that both brokers take turns on (the format
+# is the same). Skyrocket fills it (4 KiB bodies, 8 queues, untimed). Then, per round and
+# side: the side's broker starts on the store (clean or left by the other side), takes
+# async sends for 10 s and is killed with SIGKILL in the middle of them; mqbench then
+# starts the same broker again (-startup-cmd) and reports the time from exec to its first
+# accepted send (SEND_MESSAGE answered SUCCESS), and stops it (SIGTERM). So each side
+# recovers its own kill -9, on the same files, the page cache as the kill left it (a
+# process crash, not a machine crash). The store is deleted at the end.
+step_recovery() {
+  start_namesrvs
+  local gib=${BENCH_RECOVERY_GIB:-10} store=$WORK/rec-store avail_kb n round who addr cmd pid lp
+  avail_kb=$(df -Pk "$WORK" | awk 'NR==2 {print $4}')
+  if [ "$avail_kb" -lt $(((gib + 4) * 1048576)) ]; then
+    log "recovery skipped: $((avail_kb / 1048576)) GiB free in $WORK, $((gib + 4)) GiB needed"
+    return 0
+  fi
+  broker_conf "$WORK/rec-sky.conf" "$SBP" "$SN" "$store" ASYNC_FLUSH
+  broker_conf "$WORK/rec-java.conf" "$JBP" "$JN" "$store" ASYNC_FLUSH
+  rm -rf "$store"
+  n=${BENCH_RECOVERY_MESSAGES:-$((gib * 1048576 / 4))} # records of ~4.2 KiB: a little over gib GiB
+  log "recovery: fill $gib GiB ($n messages of 4 KiB) with Skyrocket"
+  "$MQBENCH" produce -b "$SB" -server-cmd "$BIN/mqbroker -c $WORK/rec-sky.conf" -server-log "$WORK/servers.log" \
+    -startup-timeout 600s -t RecoverT -create-topic -q 8 -s 4096 -c 4 -w 32 -m "$n" 2>&1 | tee -a "$OUT/recovery.txt"
+  du -sh "$store/commitlog" | tee -a "$OUT/recovery.txt"
+  for round in $(seq "$RECOVERY_ROUNDS"); do
+    for who in java skyrocket; do
+      if [ "$who" = java ]; then
+        addr=$JB cmd=$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/rec-java.conf")
+      else
+        addr=$SB cmd="$BIN/mqbroker -c $WORK/rec-sky.conf"
+      fi
+      log "recovery-$who round $round: start, load, kill -9"
+      # shellcheck disable=SC2086
+      (cd "$WORK" && exec env $cmd >>"$WORK/servers.log" 2>&1 </dev/null) &
+      pid=$!
+      until "$MQBENCH" produce -b "$addr" -t RecoverT -q 8 -s 4096 -c 1 -w 1 -m 1 2>&1 | grep -q "errors *none"; do
+        kill -0 "$pid" 2>/dev/null || { echo "bench-compare: $who broker exited, see $WORK/servers.log" >&2; exit 1; }
+        sleep 0.2
+      done
+      "$MQBENCH" produce -b "$addr" -t RecoverT -q 8 -s 4096 -c 4 -w 32 -d 10s >"$WORK/rec-load.txt" 2>&1 &
+      lp=$!
+      sleep 5
+      kill -9 "$pid"
+      wait "$pid" 2>/dev/null || true
+      wait "$lp" 2>/dev/null || true
+      grep -E "messages|errors" "$WORK/rec-load.txt" | sed 's/^/  load before the kill: /' | tee -a "$OUT/recovery.txt"
+      log "recovery-$who round $round: restart after kill -9"
+      "$MQBENCH" produce -b "$addr" -startup-cmd "$cmd" -server-log "$WORK/servers.log" -startup-timeout 600s \
+        -t RecoverT -q 8 -s 4096 -json-out "$OUT/recovery-$who-$round.json" 2>&1 | tee -a "$OUT/recovery.txt"
+    done
+  done
+  rm -rf "$store"
 }
 
 step_alloc() {
