@@ -50,6 +50,59 @@ func BenchmarkDisk_Durable1KiB(b *testing.B) {
 			}
 		}
 	})
+	// The alternatives to fdatasync on the same file. O_DSYNC makes each pwrite durable
+	// on its own (the write and the device flush in one call): the appender would wait
+	// for the disk under the append lock, on the event loop, and no group commit could
+	// share a flush; it is measured to know what the flush costs, not as a candidate.
+	// sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) writes the range back without the
+	// device cache flush or any metadata: not durable (sync_file_range(2) says so), the
+	// floor under any durable write. 16KiB is one group commit of 16 sends.
+	b.Run("pwrite-O_DSYNC", func(b *testing.B) {
+		f := open(b)
+		d, err := os.OpenFile(f.Name(), os.O_WRONLY|syscall.O_DSYNC, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer d.Close()
+		b.SetBytes(1024)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := syscall.Pwrite(int(d.Fd()), buf, int64(i%(size/1024))*1024); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pwrite+sync_file_range(not-durable)", func(b *testing.B) {
+		f := open(b)
+		mf := &mappedFile{path: f.Name(), size: size, fd: f, sysfd: int(f.Fd())}
+		const flags = 1 | 2 | 4 // SYNC_FILE_RANGE_WAIT_BEFORE | WRITE | WAIT_AFTER
+		b.SetBytes(1024)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			off := int64(i%(size/1024)) * 1024
+			if err := mf.writeAt(buf, off); err != nil {
+				b.Fatal(err)
+			}
+			if err := syscall.SyncFileRange(int(f.Fd()), off, 1024, flags); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pwrite16KiB+fdatasync", func(b *testing.B) {
+		f := open(b)
+		mf := &mappedFile{path: f.Name(), size: size, fd: f, sysfd: int(f.Fd())}
+		big := make([]byte, 16<<10)
+		b.SetBytes(int64(len(big)))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := mf.writeAt(big, int64(i%(size/len(big)))*int64(len(big))); err != nil {
+				b.Fatal(err)
+			}
+			if err := fdatasync(int(f.Fd())); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("pwrite+fdatasync/fallocated-only", func(b *testing.B) {
 		f, err := os.OpenFile(filepath.Join(b.TempDir(), "f"), os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
