@@ -79,7 +79,11 @@
 // A SYNC_FLUSH group commit syncs everything appended before it starts, publishes the
 // new flushed offset (every waiter it covers is released), and starts again at once if
 // a waiter arrived during the sync: one sync in flight, each covering all that was
-// appended by the time the previous one returned.
+// appended by the time the previous one returned. A flush hook (SetFlushHook) runs on
+// the flushing goroutine after each publish, before the next sync: the broker answers
+// its SYNC_FLUSH sends there, with no goroutine hand-off in between. The warmer's
+// conversion of unwritten extents ahead of the write position (convert.go) writes its
+// zeros with O_DIRECT, so that no group commit's fdatasync writes them back.
 //
 // # Recovery
 //
