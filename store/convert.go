@@ -22,8 +22,6 @@ package store
 // the warmer has not started), and then moves zeroTo past its write before releasing it.
 
 import (
-	"os"
-	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -57,8 +55,6 @@ func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
 	if mf.fd == nil {
 		return true
 	}
-	var direct *os.File // O_DIRECT descriptor of mf, opened at the first chunk to convert
-	noDirect := false
 	for {
 		mf.zeroMu.Lock()
 		from := max(mf.zeroTo.Load(), (mf.wrote.Load()+pageSize-1)&^(pageSize-1))
@@ -73,13 +69,7 @@ func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
 			return false
 		}
 		if unwritten {
-			if direct == nil && !noDirect {
-				direct, noDirect = openDirect(mf.path)
-				if direct != nil {
-					defer direct.Close()
-				}
-			}
-			if err := writeZeros(mf, direct, from, to-from); err != nil {
+			if err := mf.writeAt(convertZeros[:to-from], from); err != nil {
 				mf.zeroMu.Unlock()
 				return true // a failing disk: the appender will say so
 			}
@@ -96,60 +86,6 @@ func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
 		default:
 		}
 	}
-}
-
-// The zeros go through an O_DIRECT descriptor when the filesystem takes one: written
-// through the page cache, they were 1 MiB of dirty pages that the next group commit's
-// fdatasync (which writes back every dirty page of the file) wrote and waited for, a
-// stall of several milliseconds for every send in flight about nine times a second at
-// 16 senders. A direct write leaves no dirty page behind (the kernel drops the range from
-// the page cache; the warmer populates it again right after), so a group commit at most
-// shares the conversion's journal commit. Where O_DIRECT is refused (tmpfs) or a direct
-// write fails, the zeros go through the shared descriptor as before.
-var directZeros struct {
-	once sync.Once
-	buf  []byte // convertChunk zero bytes, page-aligned (an anonymous mapping)
-}
-
-// openDirect opens path for direct writes; noDirect is true when it cannot.
-func openDirect(path string) (f *os.File, noDirect bool) {
-	directZeros.once.Do(func() {
-		b, err := syscall.Mmap(-1, 0, convertChunk, syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-		if err == nil {
-			directZeros.buf = b
-		}
-	})
-	if directZeros.buf == nil {
-		return nil, true
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_DIRECT, 0)
-	if err != nil {
-		return nil, true
-	}
-	return f, false
-}
-
-// writeZeros writes n zero bytes at off of mf: through direct when it is not nil and
-// the range is aligned for it, else through mf's descriptor (into the page cache).
-func writeZeros(mf *mappedFile, direct *os.File, off, n int64) error {
-	if direct != nil && off%pageSize == 0 && n%pageSize == 0 && n <= int64(len(directZeros.buf)) {
-		b := directZeros.buf[:n]
-		for len(b) > 0 {
-			k, err := syscall.Pwrite(int(direct.Fd()), b, off)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil || k <= 0 || k%pageSize != 0 {
-				break // fall back for what is left
-			}
-			b, off = b[k:], off+int64(k)
-		}
-		if len(b) == 0 {
-			return nil
-		}
-		n = int64(len(b))
-	}
-	return mf.writeAt(convertZeros[:n], off)
 }
 
 // hasUnwritten reports whether any extent overlapping [off, off+n) of the file is
