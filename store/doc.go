@@ -81,9 +81,7 @@
 // a waiter arrived during the sync: one sync in flight, each covering all that was
 // appended by the time the previous one returned. A flush hook (SetFlushHook) runs on
 // the flushing goroutine after each publish, before the next sync: the broker answers
-// its SYNC_FLUSH sends there, with no goroutine hand-off in between. The warmer's
-// conversion of unwritten extents ahead of the write position (convert.go) writes its
-// zeros with O_DIRECT, so that no group commit's fdatasync writes them back.
+// its SYNC_FLUSH sends there, with no goroutine hand-off in between.
 //
 // # Recovery
 //
