@@ -222,11 +222,14 @@ func compileRange6(p string) (strategy, error) {
 		return strategy{}, examineErr(p)
 	}
 	last := strings.LastIndexByte(p, ':')
+	second := strings.LastIndexByte(p[:last], ':') // the group before the last: -1 when none
 	if minus > -1 {
 		if ast == -1 && minus <= last {
 			return strategy{}, examineErr(p)
 		}
-		if ast > -1 && minus <= strings.LastIndexByte(p[:last], ':') {
+		// "a-b:*" ranges the group before the '*': there must be one, after a ':' ("-:*"
+		// has none; the fuzzer found it panicking here).
+		if ast > -1 && (second < 0 || minus <= second) {
 			return strategy{}, examineErr(p)
 		}
 	}
@@ -234,7 +237,6 @@ func compileRange6(p string) (strategy, error) {
 	part := 7
 	if ast > -1 && minus > -1 {
 		part = 6
-		second := strings.LastIndexByte(p[:last], ':')
 		prefix, tok = p[:second], p[second+1:last]
 	} else {
 		prefix, tok = p[:last], p[last+1:]
