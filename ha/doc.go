@@ -3,7 +3,8 @@
 // slave follows a Java master and a Java slave follows a Skyrocket master. It imports
 // only store, codec/message (record headers) and zerolog; the broker wires it up
 // (listen address, master address from REGISTER_BROKER, SYNC_MASTER waits via
-// SlaveOK, AckedOffset and AckNotify). The broker closes a Slave or Master before its
+// SlaveOK, AckedOffset and SetAckHook, whose hook answers the covered sends on the
+// reader goroutine that read the ack). The broker closes a Slave or Master before its
 // store.
 //
 // # The stream

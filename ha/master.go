@@ -36,6 +36,7 @@ type Master struct {
 	ackMu    sync.Mutex
 	ackCh    chan struct{}
 	ackTaken bool
+	ackHook  atomic.Pointer[func()] // SetAckHook
 
 	wg   sync.WaitGroup
 	idle time.Duration // idleWait; tests lengthen it to see WakeTransfer work
@@ -217,6 +218,21 @@ func (m *Master) raiseAck(v int64) {
 		m.ackTaken = false
 	}
 	m.ackMu.Unlock()
+	if f := m.ackHook.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// SetAckHook makes f run after each advance of AckedOffset, on the reader goroutine of
+// the connection whose report advanced it, with no lock held (nil: none). The broker
+// answers SYNC_MASTER sends there, so an ack reaches its senders without waking another
+// goroutine. f must not block: the connection reads no report while it runs.
+func (m *Master) SetAckHook(f func()) {
+	if f == nil {
+		m.ackHook.Store(nil)
+		return
+	}
+	m.ackHook.Store(&f)
 }
 
 // WakeTransfer wakes every idle writer now instead of at its next 100 ms poll: a

@@ -2,6 +2,7 @@ package ha
 
 import (
 	"encoding/binary"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -36,9 +37,13 @@ func TestMaster_SlaveOK_AckedOffset_AckNotify(t *testing.T) {
 		t.Fatalf("slave info %+v (local %s)", si, a.nc.LocalAddr())
 	}
 
+	var hooked atomic.Int64 // the offset each hook run saw; runs only on advances
+	var hooks atomic.Int32
+	m.SetAckHook(func() { hooks.Add(1); hooked.Store(m.AckedOffset()) })
 	ch := m.AckNotify()
 	a.report(100)
 	eventually(t, 5*time.Second, "ack 100", func() bool { return closed(ch) })
+	eventually(t, 5*time.Second, "the ack hook", func() bool { return hooks.Load() == 1 && hooked.Load() == 100 })
 	if m.AckedOffset() != 100 || !m.SlaveOK(1099) || m.SlaveOK(1100) {
 		t.Fatalf("acked %d", m.AckedOffset())
 	}
@@ -54,6 +59,11 @@ func TestMaster_SlaveOK_AckedOffset_AckNotify(t *testing.T) {
 	if m.AckedOffset() != 200 {
 		t.Fatalf("acked %d", m.AckedOffset())
 	}
+	eventually(t, 5*time.Second, "the ack hook at 200", func() bool { return hooked.Load() == 200 })
+	if n := hooks.Load(); n != 2 {
+		t.Fatalf("ack hook ran %d times for 2 advances (a lower report is none)", n)
+	}
+	m.SetAckHook(nil)
 	// Several reports in one read: the newest whole one counts.
 	ch = m.AckNotify()
 	var three [24]byte

@@ -20,6 +20,7 @@ package store
 
 import (
 	"errors"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -33,6 +34,8 @@ const (
 	warmAhead         = 16 << 20
 	warmChunk         = 4 << 20
 	pageSize          = 4096
+	// fillStep is how much one pread/madvise pair of the warmer brings in (see fill).
+	fillStep = 256 << 10
 )
 
 // warmer populates CommitLog pages ahead of the write position.
@@ -52,6 +55,21 @@ type warmer struct {
 	// ahead of the write position (convert.go); cleared if FIEMAP is not supported.
 	convert   atomic.Bool
 	converted atomic.Int64 // bytes of zeros written by the conversion
+
+	// fillMu guards what follows: read-only descriptors of the files the warmer warms
+	// (the current and the spare CommitLog file), opened with POSIX_FADV_RANDOM, and
+	// the buffer fill reads into. Held by warmOnce throughout (tests call it too) and
+	// by closeFDs; a leaf lock.
+	fillMu  sync.Mutex
+	fds     [2]warmFD
+	uses    int64
+	scratch []byte
+}
+
+type warmFD struct {
+	mf   *mappedFile
+	f    *os.File
+	used int64 // w.uses at the last use
 }
 
 func newWarmer(q *mappedQueue, stop chan struct{}) *warmer {
@@ -74,6 +92,7 @@ func (w *warmer) needed(mf *mappedFile, pos int64) bool {
 
 func (w *warmer) run(wg *sync.WaitGroup) {
 	defer wg.Done()
+	defer w.closeFDs()
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -94,6 +113,8 @@ func (w *warmer) warmOnce() {
 	if w.disabled {
 		return
 	}
+	w.fillMu.Lock()
+	defer w.fillMu.Unlock()
 	mf := w.q.last()
 	if mf == nil || !mf.hold() {
 		return
@@ -108,7 +129,7 @@ func (w *warmer) warmOnce() {
 	}
 	for from := mf.warmTo.Load(); from < target; from = mf.warmTo.Load() {
 		to := min(from+warmChunk, target)
-		w.populate(mf.data[from:to])
+		w.populate(mf, from, to)
 		mf.warmTo.Store(to)
 		w.faulted.Add(to - from)
 	}
@@ -117,14 +138,109 @@ func (w *warmer) warmOnce() {
 			w.convert.Store(false)
 		}
 		if to := min(int64(warmAhead), int64(spare.size)); spare.warmTo.Load() < to {
-			w.populate(spare.data[spare.warmTo.Load():to])
+			w.populate(spare, spare.warmTo.Load(), to)
 			spare.warmTo.Store(to)
 		}
 		spare.release()
 	}
 }
 
-func (w *warmer) populate(b []byte) {
+// populate brings mf's bytes [from, to) into the page cache and maps them, in steps of
+// fillStep: for each, fill reads it (no readahead), then madvise populates the mapping.
+//
+// Why the two steps: a populate that faults on a page not yet cached makes the kernel
+// read around it, ra_pages (this disk's read_ahead_kb, 8 MiB here) at once, and for a
+// CommitLog file's unwritten extents that is 8 MiB of zeroing inside one page fault:
+// 30-120 ms without a preemption point, on one of two CPUs, while the Go thread in the
+// syscall still holds its P (sysmon takes it back only after up to ~20 ms). Under
+// SYNC_MASTER the appender, the HA writer, the ack reader and the answers all stalled
+// behind it every 8 MiB on master and slave (docs/benchmarks.md, "Where Skyrocket's
+// SYNC_MASTER time goes"). Reading through a descriptor marked POSIX_FADV_RANDOM reads
+// exactly the step, so each syscall does a bounded amount of work.
+func (w *warmer) populate(mf *mappedFile, from, to int64) {
+	for from < to {
+		n := min(to-from, fillStep)
+		w.fill(mf, from, n)
+		w.madvise(mf.data[from : from+n])
+		from += n
+	}
+}
+
+// fill reads mf's bytes [off, off+n) through the warmer's own descriptor, which puts
+// them in the page cache without readahead. Errors are ignored: the madvise that
+// follows still populates, only with readahead.
+func (w *warmer) fill(mf *mappedFile, off, n int64) {
+	if w.forRead {
+		// The descriptor write path (SYNC_FLUSH) converts the extents ahead with
+		// written zeros first (convert.go): nothing to read around there.
+		return
+	}
+	f := w.fdFor(mf)
+	if f == nil {
+		return
+	}
+	if w.scratch == nil {
+		w.scratch = make([]byte, fillStep)
+	}
+	if off >= mf.wrote.Load()+fillStep {
+		// Drop what an earlier fault's readahead cached here (clean, unmapped pages:
+		// nothing written, nothing populated). Such a window carries a readahead mark,
+		// and reading a marked page starts the next 8 MiB window, which marks the one
+		// after: a chain that would keep the big zeroing going in this goroutine.
+		_, _, _ = syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), uintptr(off), uintptr(n), fadvDontNeed, 0, 0)
+	}
+	_, _ = f.ReadAt(w.scratch[:n], off)
+}
+
+// fdFor returns the warmer's read-only descriptor of mf, opening it (with
+// POSIX_FADV_RANDOM) on first use; nil when it cannot. It keeps two: the current
+// file and the spare.
+func (w *warmer) fdFor(mf *mappedFile) *os.File {
+	w.uses++
+	for i := range w.fds {
+		if w.fds[i].mf == mf {
+			w.fds[i].used = w.uses
+			return w.fds[i].f
+		}
+	}
+	slot := &w.fds[0] // the least recently used
+	if w.fds[1].used < slot.used {
+		slot = &w.fds[1]
+	}
+	if slot.f != nil {
+		_ = slot.f.Close()
+	}
+	*slot = warmFD{mf: mf, used: w.uses}
+	f, err := os.Open(mf.path)
+	if err != nil {
+		return nil // a file being removed: nothing worth warming
+	}
+	_, _, e := syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvRandom, 0, 0)
+	if e != 0 {
+		_ = f.Close()
+		return nil
+	}
+	slot.f = f
+	return f
+}
+
+func (w *warmer) closeFDs() {
+	w.fillMu.Lock()
+	defer w.fillMu.Unlock()
+	for i := range w.fds {
+		if w.fds[i].f != nil {
+			_ = w.fds[i].f.Close()
+		}
+		w.fds[i] = warmFD{}
+	}
+}
+
+const (
+	fadvRandom   = 1 // POSIX_FADV_RANDOM
+	fadvDontNeed = 4 // POSIX_FADV_DONTNEED
+)
+
+func (w *warmer) madvise(b []byte) {
 	if len(b) == 0 {
 		return
 	}

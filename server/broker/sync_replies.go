@@ -14,9 +14,10 @@ import (
 
 // syncReplies answers SYNC_FLUSH and SYNC_MASTER sends once the CommitLog is flushed
 // past them and/or a slave has acknowledged them (Java: GroupCommitService's and
-// GroupTransferService's requests and the send processor's completion callback). One
-// goroutine serves every waiting send: each flush or slave ack releases the sends it
-// covers, and the answers to one connection go out in one write. A send not flushed
+// GroupTransferService's requests and the send processor's completion callback). Each
+// flush or slave ack releases the sends it covers, and the answers to one connection go
+// out in one write: a flush wakes the loop goroutine, which also keeps the deadlines; a
+// slave ack is answered on the HA reader goroutine that read it (onAck). A send not flushed
 // within syncFlushTimeout is answered FLUSH_DISK_TIMEOUT, one not acknowledged within
 // slaveTimeout FLUSH_SLAVE_TIMEOUT; when both fail the replica's status wins, as in Java
 // (CommitLog#handleDiskFlushAndHA).
@@ -26,8 +27,14 @@ type syncReplies struct {
 	figures  *metrics.BrokerFigures
 	log      zerolog.Logger
 
+	// procMu serializes process (the loop and onAck); it guards waiting and out. Lock
+	// order: procMu, then mu.
+	procMu  sync.Mutex
+	waiting []syncWait
+	out     remoting.Replies
+
 	mu      sync.Mutex
-	pending []syncWait // added since the loop last looked
+	pending []syncWait // added since the waits were last looked at
 	armed   time.Time  // the loop's timer, zero when it waits without one
 
 	kick     chan struct{} // an added send may already be covered
@@ -39,7 +46,9 @@ type syncReplies struct {
 // replicaSource is what syncReplies needs of the HA master (ha.Master).
 type replicaSource interface {
 	AckedOffset() int64
-	AckNotify() <-chan struct{} // closed when AckedOffset next advances
+	// SetAckHook makes f run after each advance of AckedOffset, on the goroutine that
+	// raised it, without locks held; f must not block.
+	SetAckHook(f func())
 	WakeTransfer()
 }
 
@@ -57,6 +66,9 @@ func newSyncReplies(st *store.Store, replicas replicaSource, figures *metrics.Br
 		figures = metrics.NewBrokerFigures()
 	}
 	r := &syncReplies{st: st, replicas: replicas, figures: figures, log: log, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	if replicas != nil {
+		replicas.SetAckHook(r.onAck)
+	}
 	go r.run()
 	return r
 }
@@ -88,8 +100,9 @@ func (r *syncReplies) addWait(ctx *remoting.Context, resp *protocol.Command, flu
 	// whose deadline comes first (or finds no timer set) must wake it.
 	wake := r.armed.IsZero() || deadline.Before(r.armed)
 	r.mu.Unlock()
-	// A flush or ack that ends after the append above wakes the loop through its notify
-	// channel; one that ended before it would not, so say so here.
+	// A flush that ends after the append above wakes the loop through its notify
+	// channel, an ack runs onAck; one that ended before it would not see this send, so
+	// wake the loop here.
 	if wake || (flushTo > 0 && r.st.FlushedOffset() >= flushTo) || (replicaTo > 0 && r.replicas.AckedOffset() >= replicaTo) {
 		r.wake()
 	}
@@ -150,76 +163,99 @@ func (w *syncWait) settle(flushed, acked int64, now time.Time) (complete bool, n
 	return w.flushTo == 0 && w.replicaTo == 0, next
 }
 
+// process answers every waiting send that the flushed and acknowledged offsets now
+// cover or whose deadline has passed. It returns the earliest deadline still pending
+// (zero when nothing waits), whether a waiting send needs a flush, and how many wait.
+// The loop and onAck call it; procMu makes them take turns.
+func (r *syncReplies) process() (earliest time.Time, needFlush bool, left int) {
+	r.procMu.Lock()
+	defer r.procMu.Unlock()
+	flushed := r.st.FlushedOffset()
+	var acked int64
+	if r.replicas != nil {
+		acked = r.replicas.AckedOffset()
+	}
+	r.mu.Lock()
+	r.waiting = append(r.waiting, r.pending...)
+	clear(r.pending)
+	r.pending = r.pending[:0]
+	r.mu.Unlock()
+
+	now := time.Now()
+	kept := r.waiting[:0]
+	answered := 0
+	for _, w := range r.waiting {
+		complete, next := w.settle(flushed, acked, now)
+		if !complete {
+			if earliest.IsZero() || next.Before(earliest) {
+				earliest = next
+			}
+			needFlush = needFlush || w.flushTo > 0
+			kept = append(kept, w)
+			continue
+		}
+		switch {
+		case w.replicaFailed:
+			w.resp.Code = int32(protocol.ResFlushSlaveTimeout)
+			r.log.Warn().Int64("acked", acked).Msg("wait for a slave's ack timed out")
+		case w.flushFailed && w.resp.Code == int32(protocol.ResSuccess):
+			w.resp.Code = int32(protocol.ResFlushDiskTimeout)
+			r.log.Warn().Int64("flushed", flushed).Msg("sync flush timed out")
+		}
+		r.out.Add(w.ctx, w.resp)
+		r.figures.SyncWait.Observe(now.Sub(w.added).Seconds())
+		answered++
+	}
+	if answered > 0 {
+		r.figures.SyncGroup.Observe(float64(answered))
+	}
+	clear(r.waiting[len(kept):])
+	r.waiting = kept
+	r.out.Flush()
+	return earliest, needFlush, len(kept)
+}
+
+// onAck runs on the HA reader goroutine whose slave report raised the acknowledged
+// offset (ha.Master's ack hook): it answers the sends that offset covers there and
+// then, instead of waking the loop to do it. One goroutine hand-off less per
+// replication round trip (the loop used to wait on AckNotify for this). It wakes the
+// loop only when a send it took in has a deadline before the loop's timer.
+func (r *syncReplies) onAck() {
+	earliest, _, _ := r.process()
+	if earliest.IsZero() {
+		return
+	}
+	r.mu.Lock()
+	wake := r.armed.IsZero() || earliest.Before(r.armed)
+	r.mu.Unlock()
+	if wake {
+		r.wake()
+	}
+}
+
 func (r *syncReplies) run() {
 	defer close(r.done)
 	var (
-		waiting []syncWait
-		out     remoting.Replies
-		timer   = time.NewTimer(time.Hour)
-		quit    = r.quit
+		timer = time.NewTimer(time.Hour)
+		quit  = r.quit
 	)
 	defer timer.Stop()
 	for {
-		notify := r.st.FlushNotify() // before the offset: see FlushNotify
-		flushed := r.st.FlushedOffset()
-		var ackNotify <-chan struct{}
-		var acked int64
-		if r.replicas != nil {
-			ackNotify = r.replicas.AckNotify()
-			acked = r.replicas.AckedOffset()
-		}
-		r.mu.Lock()
-		waiting = append(waiting, r.pending...)
-		clear(r.pending)
-		r.pending = r.pending[:0]
-		r.mu.Unlock()
-
-		now := time.Now()
-		var earliest time.Time
-		needFlush := false
-		kept := waiting[:0]
-		answered := 0
-		for _, w := range waiting {
-			complete, next := w.settle(flushed, acked, now)
-			if !complete {
-				if earliest.IsZero() || next.Before(earliest) {
-					earliest = next
-				}
-				needFlush = needFlush || w.flushTo > 0
-				kept = append(kept, w)
-				continue
-			}
-			switch {
-			case w.replicaFailed:
-				w.resp.Code = int32(protocol.ResFlushSlaveTimeout)
-				r.log.Warn().Int64("acked", acked).Msg("wait for a slave's ack timed out")
-			case w.flushFailed && w.resp.Code == int32(protocol.ResSuccess):
-				w.resp.Code = int32(protocol.ResFlushDiskTimeout)
-				r.log.Warn().Int64("flushed", flushed).Msg("sync flush timed out")
-			}
-			out.Add(w.ctx, w.resp)
-			r.figures.SyncWait.Observe(now.Sub(w.added).Seconds())
-			answered++
-		}
-		if answered > 0 {
-			r.figures.SyncGroup.Observe(float64(answered))
-		}
-		clear(waiting[len(kept):])
-		waiting = kept
-		out.Flush()
+		notify := r.st.FlushNotify() // before the offset (process reads it): see FlushNotify
+		earliest, needFlush, left := r.process()
 
 		r.mu.Lock()
-		r.armed = earliest // addWait compares its deadline with this to know whether to wake us
+		r.armed = earliest // addWait and onAck compare deadlines with this to know whether to wake us
 		more := len(r.pending) > 0
 		r.mu.Unlock()
 		if more {
 			continue // added while we looked, perhaps before armed was set
 		}
-		if quit == nil && len(waiting) == 0 {
+		if quit == nil && left == 0 {
 			return // stopped and nothing waits
 		}
 		var deadline <-chan time.Time
-		if len(waiting) > 0 {
+		if left > 0 {
 			timer.Reset(time.Until(earliest))
 			deadline = timer.C
 			if needFlush {
@@ -228,7 +264,6 @@ func (r *syncReplies) run() {
 		}
 		select {
 		case <-notify:
-		case <-ackNotify:
 		case <-r.kick:
 		case <-deadline:
 		case <-quit:

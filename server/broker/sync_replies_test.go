@@ -162,13 +162,13 @@ func TestSyncReplies_StopAnswersWaiters(t *testing.T) {
 
 // fakeReplicas is an HA master whose acknowledged offset the test moves.
 type fakeReplicas struct {
-	mu     sync.Mutex
-	acked  int64
-	notify chan struct{}
-	wakes  int
+	mu    sync.Mutex
+	acked int64
+	hook  func()
+	wakes int
 }
 
-func newFakeReplicas() *fakeReplicas { return &fakeReplicas{notify: make(chan struct{})} }
+func newFakeReplicas() *fakeReplicas { return &fakeReplicas{} }
 
 func (f *fakeReplicas) AckedOffset() int64 {
 	f.mu.Lock()
@@ -176,10 +176,10 @@ func (f *fakeReplicas) AckedOffset() int64 {
 	return f.acked
 }
 
-func (f *fakeReplicas) AckNotify() <-chan struct{} {
+func (f *fakeReplicas) SetAckHook(h func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.notify
+	f.hook = h
 }
 
 func (f *fakeReplicas) WakeTransfer() {
@@ -188,12 +188,16 @@ func (f *fakeReplicas) WakeTransfer() {
 	f.mu.Unlock()
 }
 
+// ack raises the acknowledged offset and runs the hook on this goroutine, as
+// ha.Master's reader does.
 func (f *fakeReplicas) ack(off int64) {
 	f.mu.Lock()
 	f.acked = off
-	close(f.notify)
-	f.notify = make(chan struct{})
+	h := f.hook
 	f.mu.Unlock()
+	if h != nil {
+		h()
+	}
 }
 
 func replicaRequest(flushTo, replicaTo int64) *protocol.Command {
@@ -207,7 +211,7 @@ func replicaRequest(flushTo, replicaTo int64) *protocol.Command {
 // over the disk's, as in Java's CommitLog#handleDiskFlushAndHA.
 func TestSyncReplies_ReplicaAcks(t *testing.T) {
 	fr := newFakeReplicas()
-	st, _, cc := syncRepliesServerWith(t, 300*time.Millisecond, fr)
+	st, r, cc := syncRepliesServerWith(t, 300*time.Millisecond, fr)
 	res, _ := putPlain(t, st, "SyncTopic", 0, "b", 0)
 	end := res.WroteOffset + int64(res.WroteBytes)
 
@@ -224,6 +228,15 @@ func TestSyncReplies_ReplicaAcks(t *testing.T) {
 	default:
 	}
 	fr.ack(end)
+	// The ack is answered on the goroutine that raised it (onAck), not later by the loop.
+	r.procMu.Lock()
+	r.mu.Lock()
+	left := len(r.waiting) + len(r.pending)
+	r.mu.Unlock()
+	r.procMu.Unlock()
+	if left != 0 {
+		t.Errorf("%d sends still wait after the ack returned", left)
+	}
 	select {
 	case r := <-got:
 		if r == nil || r.ResponseCode() != protocol.ResSuccess {
