@@ -196,19 +196,28 @@ func TestReplicate_TornAppend_Recovered(t *testing.T) {
 	s.Start()
 	defer s.Close()
 	waitFollowing(t, m, 1)
-	for i := 0; i < 600; i += 20 {
-		putN(t, ms, "TopicHA", i, 20)
-		time.Sleep(time.Millisecond) // many small appends on the slave
+	// Many small appends on the slave: batches of 20 with a pause between them, at least
+	// 600 records, and on until the slave has made the snapshot's append (a slow or
+	// loaded run can take several batches in one append: 21 appends seen for 30 batches).
+	n := 0
+	deadline := time.Now().Add(20 * time.Second)
+	for n < 600 || appends.Load() < snapAt {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d appends after %d records", appends.Load(), n)
+		}
+		putN(t, ms, "TopicHA", n, 20)
+		n += 20
+		time.Sleep(time.Millisecond)
+		if n >= 600 && appends.Load() < snapAt {
+			waitCaughtUp(t, ms, ss) // let the slave append what it has before another batch
+		}
 	}
 	waitCaughtUp(t, ms, ss)
-	if appends.Load() < snapAt {
-		t.Fatalf("only %d appends", appends.Load())
-	}
 
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	putN(t, ms, "TopicHA", 600, 5)
+	putN(t, ms, "TopicHA", n, 5)
 	end := ss.MaxPhyOffset()
 	ch := ms.CommitLogChunk(end)
 	// Cut inside the body of a record after the first: the whole ones before it are
@@ -243,7 +252,7 @@ func TestReplicate_TornAppend_Recovered(t *testing.T) {
 			t.Fatalf("copy 2 recovered to %d, want the torn record's start %d", cs.MaxPhyOffset(), end+int64(torn))
 		}
 		sl := startSlave(t, cs, haConfig(nil), m.Addr())
-		putN(t, ms, "TopicHA", 605+10*i, 10)
+		putN(t, ms, "TopicHA", n+5+10*i, 10)
 		waitCaughtUp(t, ms, cs)
 		sameCommitLog(t, mdir, dir, 0, ms.MaxPhyOffset())
 		sameQueues(t, ms, cs, "TopicHA")
