@@ -173,7 +173,13 @@ func txScenario(t *testing.T, exec, check primitive.LocalTransactionState, resta
 	got = &txBodyCounter{n: map[string]int{}}
 	startPushConsumer(t, c.nsAddr(), unique("CG"), topic, all, got.consume)
 	sendTx(t, p, topic, "sentinel", primitive.CommitMessageState)
-	eventually(t, 45*time.Second, "the check service settled", func() bool { return txSettled(c, w) })
+	// Both transactions (tx and the sentinel) resolved: each commit or rollback writes one op
+	// message. Without this the check service can look settled between sending a check
+	// and the producer's END_TRANSACTION answer (oneway), before the commit is stored: a CI
+	// run counted 1 message stored for a checked-back commit it then consumed.
+	eventually(t, 45*time.Second, "both transactions resolved and the check service settled", func() bool {
+		return c.broker.Store().MaxOffsetInQueue(meta.TopicTransOpHalf, 0) >= 2 && txSettled(c, w)
+	})
 	eventually(t, 20*time.Second, "the sentinel consumed", func() bool { return got.get("sentinel") == 1 })
 	return l, got, txStored(c, topic)
 }
