@@ -97,10 +97,12 @@ type Config struct {
 
 	Logger zerolog.Logger
 
-	// Test hooks; nil means the real thing.
-	now           func() time.Time
-	fallocate     allocFunc
-	diskUsedRatio func(path string) float64
+	// Test hooks; nil (or 0) means the real thing.
+	indexInlineMax   int64       // replay at most this many CommitLog bytes into the index during Open (indexInlineMaxDefault)
+	indexCatchUpHook func() bool // before each step of the background index rebuild: false postpones it
+	now              func() time.Time
+	fallocate        allocFunc
+	diskUsedRatio    func(path string) float64
 }
 
 // DefaultConfig returns Java's MessageStoreConfig defaults rooted at root.
@@ -213,6 +215,9 @@ func (c Config) withDefaults() Config {
 	setDur(&c.OSPageCacheBusyTimeout, d.OSPageCacheBusyTimeout)
 	if c.now == nil {
 		c.now = time.Now
+	}
+	if c.indexInlineMax == 0 {
+		c.indexInlineMax = indexInlineMaxDefault
 	}
 	if c.fallocate == nil {
 		c.fallocate = preallocate

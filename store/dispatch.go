@@ -20,6 +20,20 @@ func (s *Store) dispatchLoop() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
+		if s.indexCatchUp.Load() >= 0 {
+			// Rebuilding the index: new records first, then one step of the backlog.
+			select {
+			case <-s.stop:
+				s.doReput()
+				return
+			default:
+			}
+			s.doReput()
+			if h := s.cfg.indexCatchUpHook; h == nil || h() {
+				s.catchUpIndex(indexCatchUpStep)
+			}
+			continue
+		}
 		select {
 		case <-s.stop:
 			s.doReput()
@@ -29,6 +43,66 @@ func (s *Store) dispatchLoop() {
 		}
 		s.doReput()
 	}
+}
+
+// indexInlineMaxDefault is the largest index backlog Open replays itself; a larger one
+// is rebuilt after Open (recover). indexCatchUpStep is how many CommitLog bytes the
+// rebuild takes between two dispatch rounds, so new records wait for at most one step.
+const (
+	indexInlineMaxDefault = 64 << 20
+	indexCatchUpStep      = 4 << 20
+)
+
+// IndexBehindBytes is how many dispatched CommitLog bytes the index still has to take
+// after a crash left it behind (0 when it follows dispatch).
+func (s *Store) IndexBehindBytes() int64 {
+	if c := s.indexCatchUp.Load(); c >= 0 {
+		return max(s.reputFrom.Load()-c, 0)
+	}
+	return 0
+}
+
+// catchUpIndex indexes up to step bytes of the records between indexCatchUp and
+// reputFrom; when none are left the index follows dispatch again (doReput indexes new
+// records from then on). Dispatch goroutine only: that is what keeps the index in
+// CommitLog order without a lock.
+func (s *Store) catchUpIndex(step int64) {
+	from := s.indexCatchUp.Load()
+	if m := s.cl.minOffset(); from < m { // the cleaner deleted files meanwhile
+		from = m
+	}
+	target := s.reputFrom.Load()
+	limit := min(target, from+step)
+	for from < limit {
+		buf, mf := s.cl.sliceToEnd(from, false)
+		if mf == nil {
+			from = target
+			break
+		}
+		pos := 0
+		next := int64(-1)
+		for pos < len(buf) && from+int64(pos) < limit {
+			size, r := checkRecord(buf[pos:], from+int64(pos), false)
+			if size <= 0 { // the blank at a file's end (or a record dispatch skipped as bad)
+				next = mf.from + int64(mf.size)
+				break
+			}
+			_ = s.dispatchRecord(r, false, true, false) // without the ConsumeQueue part it cannot fail (index errors are logged inside)
+			pos += size
+		}
+		mf.release()
+		if next >= 0 {
+			from = next
+		} else {
+			from += int64(pos)
+		}
+	}
+	if from >= target {
+		s.indexCatchUp.Store(-1)
+		s.log.Info().Dur("took", time.Since(s.indexCatchUpStart)).Int64("offset", from).Msg("index rebuilt: it follows dispatch again")
+		return
+	}
+	s.indexCatchUp.Store(from)
 }
 
 func (s *Store) wakeDispatch() {
@@ -104,7 +178,7 @@ func (s *Store) dispatchBuffer(buf []byte, from int64, mf *mappedFile) (next int
 			s.log.Error().Err(err).Int64("offset", from+int64(pos)).Msg("[BUG] dispatch: bad record, skipping the rest of the file's data")
 			return from + int64(len(buf)), false
 		}
-		if err := s.dispatchRecord(&r, true, s.index != nil, true); err != nil {
+		if err := s.dispatchRecord(&r, true, s.index != nil && s.indexCatchUp.Load() < 0, true); err != nil {
 			if !s.dispatchErr.Load() {
 				s.log.Error().Err(err).Int64("offset", r.PhysicalOffset).Msg("dispatch failed: refusing puts until it succeeds")
 				s.dispatchErr.Store(true)

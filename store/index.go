@@ -349,12 +349,17 @@ func (is *indexService) build(r *message.Record) error {
 	if !hasUniq && (!hasKeys || len(keys) == 0) {
 		return nil
 	}
+	// Already indexed? Judged on the last file before writable replaces a full one: a
+	// new file starts with the full one's end offset and no entries, and would take the
+	// record at that offset (indexed in the full file) a second time.
+	if last := is.last(); last != nil {
+		if end := last.endPhy.Load(); r.PhysicalOffset < end || (r.PhysicalOffset == end && last.count.Load() > 1) {
+			return nil
+		}
+	}
 	f, err := is.writable()
 	if err != nil {
 		return err
-	}
-	if end := f.endPhy.Load(); r.PhysicalOffset < end || (r.PhysicalOffset == end && f.count.Load() > 1) {
-		return nil
 	}
 	put := func(key []byte) error {
 		h := is.hashOf(r.Topic, key)

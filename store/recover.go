@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 )
@@ -20,7 +21,8 @@ import (
 //  3. ConsumeQueue units pointing at or past that end are cut off too;
 //  4. the records the ConsumeQueues or the index lack are dispatched again: from the
 //     ConsumeQueues' end after a clean stop, from the scan start after a crash, and for
-//     the index from its last indexed offset (or from an index file deleted in load);
+//     the index from its last indexed offset (or from an index file deleted in load) —
+//     when that is more than indexInlineMaxDefault bytes, after Open (catchUpIndex);
 //  5. the next queue offsets are rebuilt from the ConsumeQueues.
 func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 	s.cqMu.RLock()
@@ -103,6 +105,18 @@ func (s *Store) recover(lastExitOK bool, indexRebuildFrom int64) error {
 		if indexRebuildFrom >= 0 {
 			indexFrom = max(min(indexFrom, indexRebuildFrom), clMin)
 		}
+	}
+	if indexFrom < end && end-max(indexFrom, clMin) > s.cfg.indexInlineMax {
+		// A large index backlog (a crash deletes the index files written after the
+		// checkpoint, up to 20 million keys' worth) is rebuilt by the dispatch goroutine
+		// after Open, in CommitLog order before it indexes new records: the broker
+		// serves sends and pulls meanwhile, and queries by key find what is indexed so
+		// far. Java deletes those files and never rebuilds them.
+		s.log.Warn().Int64("from", max(indexFrom, clMin)).Int64("to", end).
+			Msg("index behind the commitlog: rebuilding it in the background after start")
+		s.indexCatchUp.Store(s.recordBoundary(max(indexFrom, clMin)))
+		s.indexCatchUpStart = time.Now()
+		indexFrom = int64(1<<63 - 1)
 	}
 	if err := s.replay(max(min(cqFrom, indexFrom), clMin), cqFrom, indexFrom); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/skyrocket-mq/skyrocket/codec/message"
 )
@@ -357,5 +358,91 @@ func TestRecover_ShortNewestFile_Refused(t *testing.T) {
 			s.Close()
 		}
 		t.Fatalf("Open: %v, want ErrFileSize", err)
+	}
+}
+
+// A large index backlog after a crash is rebuilt after Open by the dispatch goroutine
+// (indexInlineMax forces it here): new records put meanwhile are indexed after the
+// backlog, every key is found exactly once when it has caught up, and a stop in the
+// middle of the rebuild resumes it at the next start.
+func TestRecover_IndexRebuiltInBackground(t *testing.T) {
+	for _, stopEarly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stopEarly=%v", stopEarly), func(t *testing.T) {
+			c := testConfig(t)
+			crashedStore(t, c, 300) // no checkpoint: every index file is deleted at Open
+			c.indexInlineMax = 1
+			gate := make(chan struct{})
+			c.indexCatchUpHook = func() bool { // the rebuild waits until new records are dispatched
+				select {
+				case <-gate:
+					return true
+				case <-time.After(time.Millisecond):
+					return false
+				}
+			}
+			s := openStore(t, c)
+			if s.indexCatchUp.Load() < 0 {
+				t.Fatal("the index backlog was replayed inside Open")
+			}
+			for i := 300; i < 320; i++ {
+				mustPut(t, s, testMessage("TopicR", 0, body(i), "KEYS\x01key"+body(i)))
+			}
+			waitDispatched(t, s)
+			if s.IndexBehindBytes() == 0 {
+				t.Fatal("IndexBehindBytes is 0 before the rebuild ran")
+			}
+			close(gate)
+			if stopEarly {
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				c.indexInlineMax = 0
+				s = openStore(t, c)
+			}
+			defer s.Close()
+			waitDispatched(t, s)
+			eventually(t, 10*time.Second, "index caught up", func() bool {
+				return s.indexCatchUp.Load() < 0 && s.IndexBehindBytes() == 0
+			})
+			for i := 0; i < 320; i++ {
+				q := s.QueryMessage("TopicR", "key"+body(i), 10, 0, 1<<62)
+				n := len(q.Buffers)
+				var got string
+				if n == 1 {
+					rec, _ := message.DecodeRecord(q.Buffers[0])
+					got = string(rec.Body)
+				}
+				q.Release()
+				if n != 1 || got != body(i) {
+					t.Fatalf("key %d: %d hits (%q)", i, n, got)
+				}
+			}
+		})
+	}
+}
+
+// An index file that is exactly full at a clean stop: the restart re-dispatches the last
+// indexed record, which must not go into a new file a second time.
+func TestRecover_IndexFileFullAtStop_NoDuplicate(t *testing.T) {
+	c := testConfig(t)
+	s := openStore(t, c)
+	n := int(c.MaxIndexNum) - 1 // one key per message; entry 0 of a file is unused
+	for i := 0; i < n; i++ {
+		mustPut(t, s, testMessage("TopicR", 0, body(i), "KEYS\x01key"+body(i)))
+	}
+	waitDispatched(t, s)
+	if f := s.index.last(); !f.full() || len(s.index.files) != 1 {
+		t.Fatalf("setup: %d index files, last full %v", len(s.index.files), f.full())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, c)
+	defer s.Close()
+	waitDispatched(t, s)
+	q := s.QueryMessage("TopicR", "key"+body(n-1), 10, 0, 1<<62)
+	defer q.Release()
+	if len(q.Buffers) != 1 {
+		t.Fatalf("the last record of the full file: %d hits after a restart", len(q.Buffers))
 	}
 }

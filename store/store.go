@@ -55,6 +55,10 @@ type Store struct {
 	dispatchWake chan struct{}
 	dispatchErr  atomic.Bool // a ConsumeQueue could not be written: refuse puts until it can
 	indexErr     atomic.Bool // the index could not be written (logged once)
+	// indexCatchUp is where the index is rebuilt from in the background after Open
+	// (-1: the index follows dispatch). Written by Open and the dispatch goroutine only.
+	indexCatchUp      atomic.Int64
+	indexCatchUpStart time.Time
 
 	flushWake   chan struct{}
 	flushMu     sync.Mutex
@@ -105,6 +109,7 @@ func Open(cfg Config) (*Store, error) {
 		stop:         make(chan struct{}),
 	}
 	s.stats.boot = cfg.now()
+	s.indexCatchUp.Store(-1)
 	for _, d := range []string{cfg.RootDir, cfg.CommitLogDir, s.cqRoot()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
