@@ -1,6 +1,7 @@
 package timer
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,42 @@ func TestService_DeleteMarkerSurvivesRestart(t *testing.T) {
 	})
 	if got := uniqKeys(t, s, "TopicK"); got[u] != 0 || got[other] != 1 || len(got) != 1 {
 		t.Errorf("delivered %v: want only %s", got, other)
+	}
+}
+
+// Delete markers whose keys are malformed — empty, no '+', only '+', an empty UNIQ_KEY, a
+// 30 KB key, bytes that are not text, a prefix of a pending message's key — cancel
+// nothing: every message of their slot is delivered once, no marker is delivered, and the
+// service goes on to the next slot. A message without a UNIQ_KEY is not cancelled by
+// "<topic>+" either.
+func TestService_DeleteMarker_MalformedKeysCancelNothing(t *testing.T) {
+	root := t.TempDir()
+	st := openTestStore(t, root)
+	defer st.Close()
+	s := newTestService(st, root, 100)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	due := (time.Now().UnixMilli()+600)/100*100 + 1
+	a := park(t, st, "TopicM", 0, due, 100)
+	b := park(t, st, "TopicM", 0, due+10, 100)
+	parkWithKey(t, st, "TopicM", due+20, "") // no UNIQ_KEY
+	for _, key := range []string{
+		"", "+", "TopicM", "TopicM+", "+" + a, "TopicM++" + a, "TopicM+" + a[:len(a)-1],
+		"TopicM+" + strings.Repeat("K", 30<<10), "\x00\xff\xfe+\x00", "topicm+" + b,
+	} {
+		parkMarker(t, st, "TopicM", due+30, key)
+	}
+	after := park(t, st, "TopicM", 0, due+400, 100)
+	waitFor(t, 5*time.Second, "the slots delivered", func() bool {
+		return s.Stats().Pending == 0 && s.cursorPub.Load() > due+500
+	})
+	got := uniqKeys(t, s, "TopicM")
+	if got[a] != 1 || got[b] != 1 || got[""] != 1 || got[after] != 1 || len(got) != 4 {
+		t.Errorf("delivered %v: want %s, %s, the message without a key and %s once each", got, a, b, after)
+	}
+	if c := s.Stats().Cancelled; c != 0 {
+		t.Errorf("Cancelled %d, want 0", c)
 	}
 }
