@@ -125,7 +125,7 @@ func TestStartNode_HealthDuringRecoveryThenReady(t *testing.T) {
 	text, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{"# TYPE rocketmq_broker_tps gauge", `rocketmq_brokeruntime_msg_put_total_today_now{boottime=`,
-		"skyrocket_namesrv_live_brokers 1", "skyrocket_broker_send_store_seconds_bucket", "go_goroutines", "skyrocket_broker_connections"} {
+		"skyrocket_namesrv_live_brokers 1", "skyrocket_broker_send_store_seconds_bucket", "go_goroutines", "skyrocket_broker_connections", "skyrocket_broker_index_behind_bytes 0"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}

@@ -85,6 +85,7 @@ func (b *Broker) VisitMetrics(s *metrics.Scrape) {
 	topics := b.topics.Names()
 	groups := b.subs.Groups()
 	s.Counts(len(topics), len(groups))
+	s.IndexBehind(b.store.IndexBehindBytes())
 	if b.haMaster != nil {
 		maxOff := b.store.MaxPhyOffset()
 		for _, sl := range b.haMaster.Slaves() {

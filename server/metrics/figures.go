@@ -68,7 +68,8 @@ var (
 	descSlaveAcked  = prometheus.NewDesc("skyrocket_broker_ha_slave_acked_offset", "CommitLog offset a connected slave acknowledged.", []string{"slave"}, nil)
 	descTopics      = prometheus.NewDesc("skyrocket_broker_topics", "Topics the broker holds.", nil, nil)
 	descGroups      = prometheus.NewDesc("skyrocket_broker_subscription_groups", "Subscription groups the broker holds.", nil, nil)
-	ownDescs        = []*prometheus.Desc{descHeldPulls, descPoolQueue, descPoolCap, descConnections, descSlaveLag, descSlaveAcked, descTopics, descGroups}
+	descIndexBehind = prometheus.NewDesc("skyrocket_broker_index_behind_bytes", "Dispatched CommitLog bytes the message index still has to take while it is rebuilt after a crash (0 when it follows dispatch).", nil, nil)
+	ownDescs        = []*prometheus.Desc{descHeldPulls, descPoolQueue, descPoolCap, descConnections, descSlaveLag, descSlaveAcked, descTopics, descGroups, descIndexBehind}
 )
 
 func (s *Scrape) gauge(d *prometheus.Desc, v float64, labels ...string) {
@@ -92,6 +93,9 @@ func (s *Scrape) Counts(topics, groups int) {
 	s.gauge(descTopics, float64(topics))
 	s.gauge(descGroups, float64(groups))
 }
+
+// IndexBehind reports how far the message index is behind dispatch (store.IndexBehindBytes).
+func (s *Scrape) IndexBehind(n int64) { s.gauge(descIndexBehind, float64(n)) }
 
 // SlaveLag reports one connected slave (HA): its acknowledged offset and how far it is
 // behind, and the exporter's rocketmq_broker_commitlog_diff for it.
