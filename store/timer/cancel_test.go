@@ -27,14 +27,7 @@ func uniqKeys(t *testing.T, s *Service, topic string) map[string]int {
 // other messages, a marker for another topic and a marker in another slot change nothing
 // (5.x: TimerMessageStore's MAGIC_DELETE entries, read before the slot's messages).
 func TestService_DeleteMarkerCancelsInItsSlot(t *testing.T) {
-	root := t.TempDir()
-	st := openTestStore(t, root)
-	defer st.Close()
-	s := newTestService(st, root, 100)
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
+	st, s := startedService(t)
 	// Slot t holds (t-100, t]: due, due+10 and due+20 share one.
 	due := (time.Now().UnixMilli()+600)/100*100 + 1
 	cancelAfter := park(t, st, "TopicC", 0, due, 100)
@@ -104,14 +97,7 @@ func TestService_DeleteMarkerSurvivesRestart(t *testing.T) {
 // codec drops empty values as Java's string2messageProperties does, so such a "marker" is
 // an ordinary timer message.)
 func TestService_DeleteMarker_MalformedKeysCancelNothing(t *testing.T) {
-	root := t.TempDir()
-	st := openTestStore(t, root)
-	defer st.Close()
-	s := newTestService(st, root, 100)
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
+	st, s := startedService(t)
 	due := (time.Now().UnixMilli()+600)/100*100 + 1
 	a := park(t, st, "TopicM", 0, due, 100)
 	b := park(t, st, "TopicM", 0, due+10, 100)

@@ -34,6 +34,21 @@ func openTestStore(t testing.TB, root string) *store.Store {
 	return st
 }
 
+// startedService opens a store in a temporary directory and starts a timer service with
+// precision 100 ms on it; both are shut down when the test ends.
+func startedService(t testing.TB) (*store.Store, *Service) {
+	t.Helper()
+	root := t.TempDir()
+	st := openTestStore(t, root)
+	t.Cleanup(func() { st.Close() })
+	s := newTestService(st, root, 100)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown() })
+	return st, s
+}
+
 func newTestService(st *store.Store, root string, precision int64) *Service {
 	return New(Config{Store: st, Dir: filepath.Join(root, "timer"), PrecisionMs: precision, SegmentSize: entrySize * 1000})
 }

@@ -22,14 +22,7 @@ func TestPrecision_RoundsDownToJavaCandidates(t *testing.T) {
 // Each parked message is delivered once, to its real queue, not before its time, within
 // precision + 100 ms after it, without REAL_TOPIC/REAL_QID and with the rest intact.
 func TestService_DeliversOnTime(t *testing.T) {
-	root := t.TempDir()
-	st := openTestStore(t, root)
-	defer st.Close()
-	s := newTestService(st, root, 100)
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
+	st, s := startedService(t)
 	now := time.Now().UnixMilli()
 	due := map[string]int64{}
 	for i, d := range []int64{-500, 0, 150, 420, 700, 1300} {
