@@ -74,28 +74,15 @@ func (s *Store) catchUpIndex(step int64) {
 	target := s.reputFrom.Load()
 	limit := min(target, from+step)
 	for from < limit {
-		buf, mf := s.cl.sliceToEnd(from, false)
-		if mf == nil {
+		next, ok, _ := s.walkFile(from, limit, func(r *message.Record) error {
+			// Without the ConsumeQueue part it cannot fail (index errors are logged inside).
+			return s.dispatchRecord(r, false, true, false)
+		})
+		if !ok || next <= from {
 			from = target
 			break
 		}
-		pos := 0
-		next := int64(-1)
-		for pos < len(buf) && from+int64(pos) < limit {
-			size, r := checkRecord(buf[pos:], from+int64(pos), false)
-			if size <= 0 { // the blank at a file's end (or a record dispatch skipped as bad)
-				next = mf.from + int64(mf.size)
-				break
-			}
-			_ = s.dispatchRecord(r, false, true, false) // without the ConsumeQueue part it cannot fail (index errors are logged inside)
-			pos += size
-		}
-		mf.release()
-		if next >= 0 {
-			from = next
-		} else {
-			from += int64(pos)
-		}
+		from = next
 	}
 	if from >= target {
 		s.indexCatchUp.Store(-1)

@@ -236,38 +236,47 @@ func (s *Store) replay(from, cqFrom, indexFrom int64) error {
 	done := 0
 	for off := begin; off < end; done++ {
 		s.progress(RecoveryProgress{Stage: "replay", FilesDone: done, FilesTotal: max(files, done+1), BytesDone: off - begin, BytesTotal: end - begin})
-		buf, mf := s.cl.sliceToEnd(off, false)
-		if mf == nil {
+		next, ok, err := s.walkFile(off, end, func(r *message.Record) error {
+			return s.dispatchRecord(r, r.PhysicalOffset >= cqFrom, r.PhysicalOffset >= indexFrom, false)
+		})
+		if err != nil {
+			return fmt.Errorf("store: replay %w", err)
+		}
+		if !ok || next <= off {
 			return nil
 		}
-		pos, skip := 0, false
-		for pos < len(buf) {
-			size, r := checkRecord(buf[pos:], off+int64(pos), false)
-			if size == 0 {
-				skip = true
-				break
-			}
-			if size < 0 {
-				s.log.Error().Int64("offset", off+int64(pos)).Str("file", mf.path).
-					Msg("replay: bad record before the recovered range, skipping the rest of its file")
-				skip = true
-				break
-			}
-			if err := s.dispatchRecord(r, r.PhysicalOffset >= cqFrom, r.PhysicalOffset >= indexFrom, false); err != nil {
-				mf.release()
-				return fmt.Errorf("store: replay at %d: %w", off+int64(pos), err)
-			}
-			pos += size
-		}
-		fileEnd := mf.from + int64(mf.size)
-		mf.release()
-		if skip {
-			off = fileEnd
-		} else {
-			off += int64(pos)
-		}
+		off = next
 	}
 	return nil
+}
+
+// walkFile calls fn for each record of the CommitLog file holding off, from off (a record
+// boundary) while records start before limit, and returns where the next walk starts:
+// past the last record taken, or the file's end after its end-of-file blank or after a
+// record that fails the check (logged; the rest of that file is skipped). ok is false
+// when no file holds off. An error from fn stops the walk at that record.
+func (s *Store) walkFile(off, limit int64, fn func(*message.Record) error) (next int64, ok bool, err error) {
+	buf, mf := s.cl.sliceToEnd(off, false)
+	if mf == nil {
+		return off, false, nil
+	}
+	defer mf.release()
+	pos := 0
+	for pos < len(buf) && off+int64(pos) < limit {
+		size, r := checkRecord(buf[pos:], off+int64(pos), false)
+		if size < 0 {
+			s.log.Error().Int64("offset", off+int64(pos)).Str("file", mf.path).
+				Msg("bad record before the dispatched range, skipping the rest of its file")
+		}
+		if size <= 0 {
+			return mf.from + int64(mf.size), true, nil
+		}
+		if err := fn(r); err != nil {
+			return off + int64(pos), true, fmt.Errorf("at %d: %w", off+int64(pos), err)
+		}
+		pos += size
+	}
+	return off + int64(pos), true, nil
 }
 
 // recordBoundary returns off when a record (or the end-of-file blank) starts there,
