@@ -28,10 +28,6 @@ import (
 
 const convertChunk = 1 << 20
 
-// convertZeros is what the conversion writes. Never written, it stays in the zero-filled
-// data segment and costs no memory.
-var convertZeros [convertChunk]byte
-
 // writeRecord writes b at pos through the descriptor; when the write reaches past the
 // warmer's frontier it excludes the warmer and moves the frontier past it (see above).
 func (mf *mappedFile) writeRecord(b []byte, pos int64) error {
@@ -69,7 +65,7 @@ func (w *warmer) convertTo(mf *mappedFile, target int64) bool {
 			return false
 		}
 		if unwritten {
-			if err := mf.writeAt(convertZeros[:to-from], from); err != nil {
+			if err := writeZeros(mf.writeAt, from, to-from); err != nil { // small folios: zerofill.go
 				mf.zeroMu.Unlock()
 				return true // a failing disk: the appender will say so
 			}

@@ -42,13 +42,39 @@ func zeroFill(f *os.File, size int64, stop func() bool) error {
 			return nil
 		}
 		n := min(int64(len(zero)), size-off)
-		if _, err := f.WriteAt(zero[:n], off); err != nil {
+		err := writeZeros(func(b []byte, at int64) error { _, err := f.WriteAt(b, at); return err }, off, n)
+		if err != nil {
 			return err
 		}
-		err := syscall.SyncFileRange(int(f.Fd()), off, n, syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter)
+		err = syscall.SyncFileRange(int(f.Fd()), off, n, syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter)
 		if err != nil && err != syscall.ENOSYS && err != syscall.EINVAL {
 			return err
 		}
+	}
+	return nil
+}
+
+// zeroWrite is the size of each write of zeros. The page cache sizes a new folio by the
+// write that creates it, and ext4 has large folios (Linux 6.16+): a 4 MiB write of zeros
+// leaves folios of up to 2 MiB, and each 1 KiB append later written into one costs far
+// more, in the event loop's pwrite and in the flush (most likely ext4 walking the
+// folio's per-block buffers on each write; not traced). Measured on this
+// machine (a 256 MiB file filled, then 1.2 KB records appended with an fdatasync every 20):
+// CPU per append 8.0-8.1 us after 4 MiB writes of zeros, 4.0 us after 1 MiB, 2.8-3.4 us
+// after 64 KiB, 3.0-3.3 us after 4 or 16 KiB; and the fill itself cost 450-650 ms of CPU
+// in 4 MiB writes against 55-63 ms in 64 KiB ones. Small folios are what a record-sized
+// writer wants.
+const zeroWrite = 64 << 10
+
+// writeZeros writes n zeros at off through write in zeroWrite pieces (see zeroWrite).
+func writeZeros(write func([]byte, int64) error, off, n int64) error {
+	for n > 0 {
+		k := min(n, zeroWrite)
+		if err := write(zeroPage[:k], off); err != nil {
+			return err
+		}
+		off += k
+		n -= k
 	}
 	return nil
 }
