@@ -15,6 +15,7 @@ import (
 	"github.com/skyrocket-mq/skyrocket/configs"
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/broker"
+	"github.com/skyrocket-mq/skyrocket/server/metrics"
 	"github.com/skyrocket-mq/skyrocket/server/namesrv"
 	"github.com/skyrocket-mq/skyrocket/server/remoting"
 )
@@ -272,3 +273,35 @@ func TestNode_RunDrain_Slave_LeavesRoutesSendsReadersToMaster(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestNode_RunDrain_HealthSaysDraining: during the window the broker's /healthz stays
+// 200 with the phase "draining" and /readyz answers 503 for that phase, so probes see the
+// drain; after it the endpoint is gone with the process's servers.
+func TestNode_RunDrain_HealthSaysDraining(t *testing.T) {
+	dir := t.TempDir()
+	nsOpts := drainNamesrv(t, dir)
+	startNode(t, &nsOpts, nil)
+	bo := drainBroker(t, dir, "broker-a", nsOpts.ListenAddr, nil)
+	httpPort := freePort(t)
+	n, err := StartNode(NodeOptions{Broker: &bo, BrokerHTTP: configs.Metrics{Port: httpPort}, HTTPHost: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Shutdown(context.Background()) })
+	base := fmt.Sprintf("http://127.0.0.1:%d", httpPort)
+	waitUntil(t, 15*time.Second, "/readyz 200 before the drain", func() bool { code, _, _ := getStatus(t, base+"/readyz"); return code == 200 })
+
+	const window = 2 * time.Second
+	cancel, done := runDrainAsync(n, window)
+	cancel()
+	waitUntil(t, window, "/healthz phase draining", func() bool {
+		code, st, _ := getStatus(t, base+"/healthz")
+		return code == 200 && st.Phase == metrics.PhaseDraining
+	})
+	if code, st, body := getStatus(t, base+"/readyz"); code != 503 || st.Failing["phase"] != string(metrics.PhaseDraining) {
+		t.Errorf("/readyz while draining: %d %s", code, body)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

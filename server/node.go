@@ -123,6 +123,11 @@ func ParseDrainWindow(v string) (time.Duration, error) {
 func (n *Node) RunDrain(ctx context.Context, window time.Duration, cut <-chan struct{}) error {
 	<-ctx.Done()
 	if window > 0 && n.Broker != nil && !n.aloneInOwnNamesrv() && n.Broker.BeginDrain() {
+		// Alive, not ready: /readyz answers 503 {"phase":"draining"} during the window, so
+		// a load balancer or an orchestrator sees the drain without reading the logs.
+		if h := n.BrokerHTTP; h != nil {
+			h.Health.SetPhase(metrics.PhaseDraining)
+		}
 		t := time.NewTimer(window)
 		select {
 		case <-t.C:

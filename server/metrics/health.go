@@ -21,6 +21,7 @@ const (
 	PhaseStarting   Phase = "starting"   // before the store is opened
 	PhaseRecovering Phase = "recovering" // the store is loading / recovering
 	PhaseRunning    Phase = "running"    // started
+	PhaseDraining   Phase = "draining"   // SIGTERM taken: no new sends routed here, serving the rest until the window ends
 	PhaseStopping   Phase = "stopping"   // shutting down
 )
 
