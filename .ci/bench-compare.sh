@@ -86,6 +86,11 @@ log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/bench-compare.txt"; }
 
 free_ports() { conformance/java/javaservers.sh free-ports; }
 
+# mqbench stops each server with SIGTERM; a Skyrocket broker would then drain (serve
+# read-only for 35 s, server/node.go) and be killed after mqbench's 10 s grace. A bench
+# has no clients to move: stop at once.
+export SKYROCKET_DRAIN=0
+
 {
   echo "# make bench-compare, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "# host: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"

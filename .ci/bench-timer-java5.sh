@@ -100,8 +100,8 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 free_ports() {
   local n b
   for _ in $(seq 1 200); do
-    n=$((20000 + RANDOM % 20000))
-    b=$((20000 + RANDOM % 20000))
+    n=$((20000 + RANDOM % 12000)) # below the ephemeral range (javaservers.sh free_ports)
+    b=$((20000 + RANDOM % 12000))
     if [ $((b - n)) -lt 5 ] && [ $((n - b)) -lt 5 ]; then continue; fi
     if port_free "$n" && port_free "$b" && port_free $((b - 2)) && port_free $((b + 1)); then
       echo "$n $b"

@@ -42,8 +42,11 @@ port_free() {
 free_ports() {
   local n b i
   for i in $(seq 1 200); do
-    n=$((20000 + RANDOM % 20000))
-    b=$((20000 + RANDOM % 20000))
+    # Below the kernel's ephemeral range (32768+): a port picked there could be taken as
+    # the local port of some outgoing connection before the server binds it (a Java
+    # broker of bench-compare's rate step once failed to start on "Address already in use").
+    n=$((20000 + RANDOM % 12000))
+    b=$((20000 + RANDOM % 12000))
     if [ $((b - n)) -lt 5 ] && [ $((n - b)) -lt 5 ]; then
       continue
     fi
