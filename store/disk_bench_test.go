@@ -105,14 +105,7 @@ func BenchmarkDisk_Durable1KiB(b *testing.B) {
 		}
 	})
 	b.Run("pwrite+fdatasync/fallocated-only", func(b *testing.B) {
-		f, err := os.OpenFile(filepath.Join(b.TempDir(), "f"), os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		if err := preallocate(f, 0, size); err != nil {
-			b.Fatal(err)
-		}
+		f := fallocatedFile(b, size)
 		if err := f.Sync(); err != nil {
 			b.Fatal(err)
 		}
@@ -160,14 +153,7 @@ func BenchmarkDisk_AppendAfterZeros(b *testing.B) {
 	buf := make([]byte, rec)
 	for _, piece := range []int64{4 << 20, 1 << 20, zeroWrite, 4 << 10} {
 		b.Run("zeros="+byteSize(piece), func(b *testing.B) {
-			f, err := os.OpenFile(filepath.Join(b.TempDir(), "f"), os.O_RDWR|os.O_CREATE, 0o644)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			if err := preallocate(f, 0, size); err != nil {
-				b.Fatal(err)
-			}
+			f := fallocatedFile(b, size)
 			for off := int64(0); off < size; off += piece {
 				if _, err := f.WriteAt(zeroPage[:piece], off); err != nil {
 					b.Fatal(err)
@@ -210,4 +196,19 @@ func byteSize(n int64) string {
 	default:
 		return strconv.FormatInt(n>>10, 10) + "KiB"
 	}
+}
+
+// fallocatedFile is a new file in b's temp dir with size bytes reserved (unwritten
+// extents), closed at the end of the benchmark.
+func fallocatedFile(b *testing.B, size int64) *os.File {
+	b.Helper()
+	f, err := os.OpenFile(filepath.Join(b.TempDir(), "f"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	if err := preallocate(f, 0, size); err != nil {
+		b.Fatal(err)
+	}
+	return f
 }
