@@ -276,7 +276,7 @@ func ptr[T any](v T) *T { return &v }
 
 // TestNode_RunDrain_HealthSaysDraining: during the window the broker's /healthz stays
 // 200 with the phase "draining" and /readyz answers 503 for that phase, so probes see the
-// drain; after it the endpoint is gone with the process's servers.
+// drain; RunDrain then returns without error.
 func TestNode_RunDrain_HealthSaysDraining(t *testing.T) {
 	dir := t.TempDir()
 	nsOpts := drainNamesrv(t, dir)

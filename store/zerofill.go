@@ -36,17 +36,16 @@ var zeroPage [zeroChunk]byte
 // zeroFill writes zeros over the first size bytes of f, chunk by chunk, each written back
 // before the next. It returns early, without error, once stop reports true.
 func zeroFill(f *os.File, size int64, stop func() bool) error {
-	zero := zeroPage[:]
-	for off := int64(0); off < size; off += int64(len(zero)) {
+	write := func(b []byte, at int64) error { _, err := f.WriteAt(b, at); return err }
+	for off := int64(0); off < size; off += zeroChunk {
 		if stop() {
 			return nil
 		}
-		n := min(int64(len(zero)), size-off)
-		err := writeZeros(func(b []byte, at int64) error { _, err := f.WriteAt(b, at); return err }, off, n)
-		if err != nil {
+		n := min(zeroChunk, size-off)
+		if err := writeZeros(write, off, n); err != nil {
 			return err
 		}
-		err = syscall.SyncFileRange(int(f.Fd()), off, n, syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter)
+		err := syscall.SyncFileRange(int(f.Fd()), off, n, syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter)
 		if err != nil && err != syscall.ENOSYS && err != syscall.EINVAL {
 			return err
 		}
