@@ -8,12 +8,13 @@ package store
 // that goes through the journal, so an fdatasync covering it also waits for a journal
 // commit. With one small flush per group commit, every flush paid that: 1 KiB made durable
 // by pwrite + fdatasync took 1.05-1.36 ms in a fallocated file against 0.23-0.30 ms in a
-// zero-filled one (BenchmarkDisk_Durable1KiB). The spare file is zero-filled before use
-// (zerofill.go), but the first file of a store, and any file the appender takes before its
-// fill ended, are not. So on the descriptor write path the warmer writes zeros over the
-// unwritten extents a little ahead of the write position, one chunk at a time, and
-// fdatasyncs each chunk (the conversion and its journal commit happen there, off the
-// append path). FIEMAP says which ranges are unwritten; zero-filled files are skipped.
+// zero-filled one (BenchmarkDisk_Durable1KiB). So on the descriptor write path the warmer
+// writes zeros over the unwritten extents a little ahead of the write position, one chunk
+// at a time, and fdatasyncs each chunk (the conversion and its journal commit happen
+// there, off the append path), in every file: the current one, and the first warmAhead
+// bytes of the spare once the current one is nearly full (warmOnce). The spare is then not
+// zero-filled as a whole (zerofill.go, "When"). FIEMAP says which ranges are unwritten;
+// converted ranges are skipped.
 //
 // The zeros must never land on a record. mappedFile.zeroTo is the frontier: below it the
 // warmer never writes. The warmer writes only at or past max(zeroTo, the write position

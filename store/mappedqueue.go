@@ -44,9 +44,9 @@ type mappedQueue struct {
 	// creating is the start of the file the append path is creating itself, -1 when none:
 	// the warmer's prepareSpare never creates the same file at the same time.
 	creating int64
-	// zeroFill writes the spare file's blocks before use (zerofill.go); hurry asks a
-	// running fill to stop because the file is wanted now.
-	zeroFill bool
+	// zeroFill, when set and true at the time, has the spare file's blocks written before
+	// use (zerofill.go); hurry asks a running fill to stop because the file is wanted now.
+	zeroFill func() bool
 	hurry    atomic.Bool
 	log      func(error)
 }
@@ -276,7 +276,7 @@ func (q *mappedQueue) prepareSpare(from int64) {
 		defer close(done)
 		size := int64(q.fileSize)
 		mf, err := createMapped(q.dir, fileName(from), from, q.fileSize, func(f *os.File) error {
-			if err := q.prealloc(f, 0, size); err != nil || !q.zeroFill {
+			if err := q.prealloc(f, 0, size); err != nil || q.zeroFill == nil || !q.zeroFill() {
 				return err
 			}
 			return zeroFill(f, size, q.hurry.Load)

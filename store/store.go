@@ -179,7 +179,12 @@ func (s *Store) load() error {
 	s.fdWrite = s.cfg.commitLogFD()
 	s.cl.writeFD = s.fdWrite
 	s.cl.preAllocate = !s.cfg.DisableFilePreAllocation
-	s.cl.zeroFill = s.cfg.FlushDiskType == SyncFlush && !s.cfg.DisableZeroFill
+	if s.cfg.FlushDiskType == SyncFlush && !s.cfg.DisableZeroFill {
+		// Only where the warmer does not convert the extents ahead of the writes itself
+		// (zerofill.go, "When"): s.warm is set before the warmer, the only caller of
+		// prepareSpare, starts.
+		s.cl.zeroFill = func() bool { return !s.warm.converting() }
+	}
 	s.cl.log = func(err error) { s.log.Warn().Err(err).Msg("pre-create next commitlog file") }
 	if err := s.cl.load(); err != nil {
 		return fmt.Errorf("store: load commitlog: %w", err)

@@ -84,6 +84,11 @@ func (w *warmer) wake() {
 	}
 }
 
+// converting reports whether the warmer writes zeros over unwritten extents ahead of the
+// write position (convert.go): on the descriptor write path with warming on, until FIEMAP
+// proves unsupported.
+func (w *warmer) converting() bool { return !w.disabled && w.convert.Load() }
+
 // needed reports whether the file's populated window has fallen behind pos: one atomic
 // load on the append path.
 func (w *warmer) needed(mf *mappedFile, pos int64) bool {

@@ -90,38 +90,68 @@ func unwrittenExtents(t *testing.T, path string) (int, bool) {
 	return unwritten, true
 }
 
-// Under SYNC_FLUSH the pre-created next CommitLog file is written through before use, so a
-// flush never has to convert its extents; under ASYNC_FLUSH it is left as fallocate made it.
-func TestStore_SpareCommitLog_ZeroFilledUnderSyncFlush(t *testing.T) {
+// Under SYNC_FLUSH the pre-created next CommitLog file is zero-filled before use where
+// nothing else converts its extents (the mapped write path, page warming off); on the
+// descriptor write path the warmer converts ahead of the writes instead, so the spare is
+// left as fallocate made it until the current file nearly fills, and then its first
+// warmAhead bytes are converted before the roll-over. Under ASYNC_FLUSH nothing converts.
+func TestStore_SpareCommitLog_ZeroFilledWhereNotConverted(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		flush     FlushDiskType
-		unwritten bool
+		write     CommitLogWriteMode
+		noWarm    bool
+		unwritten bool // right after its creation
+		headDone  bool // its first warmAhead bytes converted once the current file nearly fills
 	}{
-		{"SYNC_FLUSH", SyncFlush, false},
-		{"ASYNC_FLUSH", AsyncFlush, true},
+		{"SYNC_FLUSH/descriptor", SyncFlush, CommitLogWriteAuto, false, true, true},
+		{"SYNC_FLUSH/mapped", SyncFlush, CommitLogWriteMapped, false, false, true},
+		{"SYNC_FLUSH/descriptor/no-warming", SyncFlush, CommitLogWriteAuto, true, false, true},
+		{"ASYNC_FLUSH", AsyncFlush, CommitLogWriteAuto, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			probe := filepath.Join(t.TempDir(), "probe")
+			f, err := os.Create(probe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = preallocate(f, 0, 1<<20)
+			f.Close()
+			if err != nil {
+				t.Skipf("fallocate: %v", err)
+			}
+			if n, ok := unwrittenExtents(t, probe); !ok || n == 0 {
+				t.Skip("this filesystem does not report fallocated extents as unwritten (FIEMAP)")
+			}
 			c := testConfig(t)
-			c.MappedFileSizeCommitLog = 16 << 20 // several fill chunks
+			c.MappedFileSizeCommitLog = 64 << 20 // more than warmAhead left when the spare is made
 			c.FlushDiskType = tc.flush
+			c.CommitLogWrite = tc.write
+			c.DisablePageWarming = tc.noWarm
 			s := openStore(t, c)
 			defer s.Close()
 			big := strings.Repeat("z", 1<<20)
-			for i := 0; i < 9; i++ { // the next file is made once the first is half full
+			for i := 0; i < 33; i++ { // the next file is made once the first is half full
 				mustPut(t, s, testMessage("ZeroFillTopic", 0, big, ""))
 			}
 			var spare *mappedFile
 			eventually(t, 30*time.Second, "the next file pre-created", func() bool { spare = s.cl.spareFile(); return spare != nil })
-			n, ok := unwrittenExtents(t, spare.path)
-			if !ok {
-				t.Skip("this filesystem does not answer FIEMAP")
-			}
-			if tc.unwritten && n == 0 {
-				t.Skip("this filesystem does not report fallocated extents as unwritten")
-			}
+			n, _ := unwrittenExtents(t, spare.path)
 			if got := n > 0; got != tc.unwritten {
-				t.Fatalf("%s: %d unwritten extents in the spare file", tc.name, n)
+				t.Fatalf("%s: %d unwritten extents in the new spare file", tc.name, n)
+			}
+			if tc.headDone && tc.unwritten {
+				for i := 0; i < 17; i++ { // less than warmAhead left in the current file
+					mustPut(t, s, testMessage("ZeroFillTopic", 0, big, ""))
+				}
+				eventually(t, 30*time.Second, "the spare's head converted", func() bool {
+					s.warm.wake()
+					u, _ := hasUnwritten(spare.sysfd, 0, warmAhead)
+					return !u
+				})
+				if u, _ := hasUnwritten(spare.sysfd, warmAhead, int64(spare.size)-warmAhead); !u {
+					t.Fatal("the spare's tail was converted too: the whole file was written")
+				}
 			}
 			b, err := os.ReadFile(spare.path)
 			if err != nil {
