@@ -348,6 +348,7 @@ func (o *produceOpts) load(ctx context.Context, spec *sendSpec, pid int) (*Resul
 		for i, p := range pipes {
 			p.pace, p.paceOffset = per, per*time.Duration(i)/time.Duration(len(pipes))
 		}
+		reservePacerPs(len(pipes))
 	}
 	res := &Result{Mode: "produce", Target: strings.Join(addrs, ","), Settings: o.settings(map[string]string{
 		"kind": o.kind, "s": strconv.Itoa(o.size), "t": o.topic, "queues": strconv.Itoa(len(ts[0].queues)),
