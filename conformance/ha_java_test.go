@@ -127,10 +127,22 @@ func startJavaHA(t *testing.T, o javaservers.Options) *javaservers.Servers {
 	return srv
 }
 
-// runtimeInfo is GET_BROKER_RUNTIME_INFO's table.
+// runtimeInfo is GET_BROKER_RUNTIME_INFO's table. A Java broker answers SYSTEM_ERROR
+// "java.util.NoSuchElementException, ...LinkedList.getLast" while its StoreStatsService has
+// taken no sample yet (StoreStatsService.getPutTps reads putTimesList.getLast() unguarded; the
+// first sample is taken a second after the service thread starts, later on a loaded CI
+// machine): that answer is asked again, for up to 20 s; any other refusal fails at once.
 func runtimeInfo(t *testing.T, w *wire) map[string]string {
 	t.Helper()
-	r := w.call(protocol.CodeGetBrokerRuntimeInfo, nil, nil)
+	var r *protocol.Command
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r = w.call(protocol.CodeGetBrokerRuntimeInfo, nil, nil)
+		if r.ResponseCode() != protocol.ResSystemError || !strings.Contains(r.Remark, "NoSuchElementException") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // a poll step of the deadline loop above
+	}
 	var kv protocol.KVTable
 	if r.ResponseCode() != protocol.ResSuccess {
 		t.Fatalf("runtime info of %s: %v %q", w.addr, r.ResponseCode(), r.Remark)
