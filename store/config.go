@@ -73,6 +73,10 @@ type Config struct {
 	// SYNC_FLUSH (zerofill.go); it is on by default with SYNC_FLUSH and never used with
 	// ASYNC_FLUSH.
 	DisableZeroFill bool
+	// DisableWriteback turns off starting the CommitLog's writeback between ASYNC_FLUSH
+	// flushes (flush.go, writeback): the flush then writes back all that FlushInterval
+	// gathered at once, as Java's FlushRealTimeService does.
+	DisableWriteback bool
 	// CommitLogWrite chooses how records reach the CommitLog (doc.go, "Write path"):
 	// CommitLogWriteAuto (the zero value) picks by flush type.
 	CommitLogWrite CommitLogWriteMode

@@ -3,6 +3,9 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -21,9 +24,18 @@ func (s *Store) flushLoop() {
 	if s.cfg.FlushDiskType == SyncFlush {
 		interval = 10 * time.Millisecond
 	}
-	t := time.NewTimer(interval)
+	wb := s.wb
+	if wb != nil {
+		defer wb.close()
+	}
+	tick := interval
+	if wb != nil {
+		tick = writebackInterval
+	}
+	t := time.NewTimer(tick)
 	defer t.Stop()
 	var lastThorough time.Time
+	lastFlush := time.Now()
 	for {
 		least := 0
 		select {
@@ -38,15 +50,97 @@ func (s *Store) flushLoop() {
 			}
 		case <-t.C:
 			if s.cfg.FlushDiskType == AsyncFlush {
+				now := time.Now()
+				if wb != nil && now.Sub(lastFlush) < interval {
+					t.Reset(tick)
+					wb.start(s.cl.last(), s.cfg.FlushCommitLogLeastPages)
+					continue
+				}
+				lastFlush = now
 				least = s.cfg.FlushCommitLogLeastPages
-				if now := time.Now(); now.Sub(lastThorough) >= s.cfg.FlushCommitLogThoroughInterval {
+				if now.Sub(lastThorough) >= s.cfg.FlushCommitLogThoroughInterval {
 					lastThorough, least = now, 0
 				}
 			}
 		}
-		t.Reset(interval)
+		t.Reset(tick)
 		if err := s.flushCommitLog(least); err != nil {
 			s.log.Error().Err(err).Msg("flush commitlog")
+		}
+	}
+}
+
+// writebackInterval is how often, under ASYNC_FLUSH, the flush service starts the
+// writeback of what was appended since it last looked (writeback.start).
+const writebackInterval = 10 * time.Millisecond
+
+// writeback starts, between two ASYNC_FLUSH flushes, the writeback of the CommitLog
+// pages appended since (sync_file_range SYNC_FILE_RANGE_WRITE: the pages go to the
+// disk, nothing waits for them, no journal commit, no device cache flush), so that
+// the flush every flushIntervalCommitLog (an msync, as Java's FlushRealTimeService
+// does) finds them written and returns at once. Without it, that msync wrote 500 ms of
+// appends in one burst (12 MB at 20,000 msg/s of 1 KiB) and the sends of those
+// milliseconds waited: at a fixed 20,000 msg/s, p99 0.9-1.3 ms and p99.9 2.9-4.3 ms
+// against 0.53-0.62 and 1.4-1.6 with it (docs/benchmarks.md, "ASYNC_FLUSH writeback").
+// Durability is unchanged: only the flush says the bytes are on disk. The file is
+// opened read-only for it (sync_file_range needs a descriptor, the mapped write path
+// keeps none); the flushing goroutine alone uses it.
+type writeback struct {
+	mf   *mappedFile
+	f    *os.File
+	from atomic.Int64 // file position the next writeback starts from
+}
+
+// newWriteback is the writeback of a store that flushes every interval: nil unless
+// ASYNC_FLUSH on the mapped write path (the descriptor path's syncs are group commits)
+// and the flushes are further apart than writebackInterval.
+func newWriteback(cfg Config, fdWrite bool) *writeback {
+	if cfg.FlushDiskType != AsyncFlush || fdWrite || cfg.DisableWriteback || cfg.FlushInterval <= writebackInterval {
+		return nil
+	}
+	return &writeback{}
+}
+
+// start starts the writeback of mf's whole pages written since the last start (or
+// flush), once there are at least minPages of them.
+func (w *writeback) start(mf *mappedFile, minPages int) {
+	if mf == nil || !mf.hold() {
+		return
+	}
+	defer mf.release()
+	if mf != w.mf {
+		w.close()
+		f, err := os.Open(mf.path)
+		if err != nil {
+			return // renamed or deleted under us: the flush writes it back
+		}
+		w.mf, w.f = mf, f
+		w.from.Store(0)
+	}
+	from := max(w.from.Load(), mf.flushed.Load()) &^ (osPageSize - 1)
+	to := mf.wrote.Load() &^ (osPageSize - 1) // the page being filled is left to the flush
+	if to-from < int64(max(minPages, 1))*osPageSize {
+		return
+	}
+	if err := syncFileRange(int(w.f.Fd()), from, to-from); err != nil {
+		return
+	}
+	w.from.Store(to)
+}
+
+func (w *writeback) close() {
+	if w.f != nil {
+		_ = w.f.Close()
+	}
+	w.mf, w.f = nil, nil
+}
+
+// syncFileRange starts the writeback of [off, off+n) of fd's file without waiting for it.
+func syncFileRange(fd int, off, n int64) error {
+	for {
+		err := syscall.SyncFileRange(fd, off, n, 2 /* SYNC_FILE_RANGE_WRITE */)
+		if err != syscall.EINTR {
+			return err
 		}
 	}
 }

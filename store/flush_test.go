@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,5 +77,58 @@ func TestFlush_AsyncFlush_Periodic(t *testing.T) {
 	eventually(t, 5*time.Second, "async flush", func() bool { return s.FlushedOffset() >= end&^4095 })
 	if err := s.WaitFlushed(end, 5*time.Second); err != nil { // WaitFlushed forces a full flush
 		t.Fatal(err)
+	}
+}
+
+// ASYNC_FLUSH on the mapped write path: between two flushes the flush service starts
+// the writeback of the whole pages appended (writeback), never of the page still being
+// filled, and that is not a flush: the flushed offset does not move.
+func TestFlush_AsyncFlush_WritebackBetweenFlushes(t *testing.T) {
+	c := testConfig(t)
+	c.MappedFileSizeCommitLog = 1 << 20
+	c.FlushInterval = time.Hour
+	c.FlushCommitLogThoroughInterval = time.Hour
+	s := openStore(t, c)
+	defer s.Close()
+	if s.wb == nil {
+		t.Fatal("no writeback under ASYNC_FLUSH with a 1 h flush interval")
+	}
+	flushed := s.FlushedOffset()
+	body := strings.Repeat("x", 1000)
+	var end int64
+	for i := 0; end < 100<<10; i++ {
+		r := mustPut(t, s, testMessage("T", 0, body, ""))
+		end = r.WroteOffset + int64(r.WroteBytes)
+	}
+	if end%osPageSize == 0 {
+		mustPut(t, s, testMessage("T", 0, "partial", "")) // leave a page being filled
+	}
+	whole := s.cl.last().wrote.Load() &^ (osPageSize - 1)
+	eventually(t, 5*time.Second, "the writeback to reach the last whole page", func() bool {
+		return s.wb.from.Load() == whole
+	})
+	if got := s.FlushedOffset(); got != flushed {
+		t.Fatalf("flushed offset moved from %d to %d without a flush", flushed, got)
+	}
+}
+
+// The writeback applies only to ASYNC_FLUSH on the mapped write path with flushes
+// further apart than its own interval.
+func TestFlush_WritebackOnlyWhereItApplies(t *testing.T) {
+	c := DefaultConfig(t.TempDir())
+	if newWriteback(c, c.commitLogFD()) == nil {
+		t.Error("default ASYNC_FLUSH config: no writeback")
+	}
+	for name, mod := range map[string]func(*Config){
+		"SYNC_FLUSH":        func(c *Config) { c.FlushDiskType = SyncFlush },
+		"descriptor writes": func(c *Config) { c.CommitLogWrite = CommitLogWriteFD },
+		"disabled":          func(c *Config) { c.DisableWriteback = true },
+		"10ms flushes":      func(c *Config) { c.FlushInterval = writebackInterval },
+	} {
+		c := DefaultConfig(t.TempDir())
+		mod(&c)
+		if newWriteback(c, c.commitLogFD()) != nil {
+			t.Errorf("%s: writeback set up", name)
+		}
 	}
 }

@@ -46,6 +46,9 @@ type Store struct {
 	// (fdWrite); guarded by putMu.
 	fdWrite bool
 	wbuf    []byte
+	// wb starts the CommitLog's writeback between ASYNC_FLUSH flushes (flush.go); nil
+	// where it does not apply. The flushing goroutine alone uses it.
+	wb *writeback
 
 	// cqMu guards cqs. Lock order: cqMu, then putMu, then a queue's mu.
 	cqMu sync.RWMutex
@@ -178,6 +181,7 @@ func (s *Store) load() error {
 	s.cl = newMappedQueue(s.cfg.CommitLogDir, int(s.clSize), s.cfg.fallocate)
 	s.fdWrite = s.cfg.commitLogFD()
 	s.cl.writeFD = s.fdWrite
+	s.wb = newWriteback(s.cfg, s.fdWrite)
 	s.cl.preAllocate = !s.cfg.DisableFilePreAllocation
 	if s.cfg.FlushDiskType == SyncFlush && !s.cfg.DisableZeroFill {
 		// Only where the warmer does not convert the extents ahead of the writes itself

@@ -263,3 +263,35 @@ func TestSyncReplies_ReplicaAcks(t *testing.T) {
 		t.Fatalf("no slave, flush timed out: %v %v, want SLAVE_NOT_AVAILABLE", resp, err)
 	}
 }
+
+// While only a slave's ack is awaited the loop does not listen for flushes; a send that
+// then needs the flush must still be answered at the flush, not at its deadline.
+func TestSyncReplies_FlushWaitAddedWhileOnlyAcksAwaited(t *testing.T) {
+	fr := newFakeReplicas()
+	st, r, cc := syncRepliesServerWith(t, 5*time.Second, fr)
+	res, _ := putPlain(t, st, "SyncTopic", 0, "a", 0)
+	end := res.WroteOffset + int64(res.WroteBytes)
+	acked := make(chan *protocol.Command, 1)
+	cc.InvokeAsync(replicaRequest(0, end), 10*time.Second, func(resp *protocol.Command, err error) { acked <- resp })
+	waitFor(t, 5*time.Second, "the loop to wait for the ack alone", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return !r.armed.IsZero() && !r.onFlush
+	})
+	for i := range 20 { // several, so that some are added before the flush covering them
+		res, _ = putPlain(t, st, "SyncTopic", 0, "b"+strconv.Itoa(i), 0)
+		end2 := res.WroteOffset + int64(res.WroteBytes)
+		start := time.Now()
+		resp, err := cc.Invoke(context.Background(), waitRequest(end2), 10*time.Second)
+		if err != nil || resp.ResponseCode() != protocol.ResSuccess {
+			t.Fatalf("flush wait: %v %v", resp, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("flush wait answered after %v: at its deadline, not at the flush", d)
+		}
+	}
+	fr.ack(end)
+	if resp := <-acked; resp == nil || resp.ResponseCode() != protocol.ResSuccess {
+		t.Fatalf("ack wait: %v", resp)
+	}
+}
