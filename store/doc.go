@@ -76,6 +76,13 @@
 // file's write position) only after pwrite returned, so a reader never sees a record
 // that is not in the page cache, and a failed pwrite publishes nothing.
 //
+// Under ASYNC_FLUSH the flush is Java's: an msync every flushIntervalCommitLog (500 ms)
+// once flushCommitLogLeastPages pages are dirty. Between two flushes the flushing
+// goroutine starts, every 10 ms, the writeback of the whole pages appended since
+// (sync_file_range SYNC_FILE_RANGE_WRITE; flush.go, writeback), so the msync finds them
+// written: one msync writing 500 ms of appends at once held up the sends of those
+// milliseconds. It changes when bytes reach the disk, not what a flush promises.
+//
 // A SYNC_FLUSH group commit syncs everything appended before it starts, publishes the
 // new flushed offset (every waiter it covers is released), and starts again at once if
 // a waiter arrived during the sync: one sync in flight, each covering all that was
