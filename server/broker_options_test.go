@@ -253,6 +253,7 @@ func TestBrokerOptions_KnowsEveryOptionsField(t *testing.T) {
 			"DisableFilePreAllocation",       // no Java property: Java always pre-allocates (AllocateMappedFileService)
 			"DisablePageWarming",             // no Java property: always-on ahead-of-write warming replaces warmMapedFileEnable
 			"DisableZeroFill",                // no Java property: SYNC_FLUSH zero-fills the next CommitLog file (store/zerofill.go)
+			"DisableWriteback",               // no Java property: ASYNC_FLUSH starts the writeback between flushes (store/flush.go)
 			"CommitLogWrite",                 // no Java property: pwrite+fdatasync under SYNC_FLUSH, the mapping otherwise (store/config.go)
 			"OffsetCheckInSlave", "OnArrive", // OnArrive is set by the broker
 			"OnRecoveryProgress", // set by StartNode for /healthz (http.go)
