@@ -24,13 +24,10 @@ func (s *Store) flushLoop() {
 	if s.cfg.FlushDiskType == SyncFlush {
 		interval = 10 * time.Millisecond
 	}
-	wb := s.wb
-	if wb != nil {
-		defer wb.close()
-	}
-	tick := interval
+	tick, wb := interval, s.wb
 	if wb != nil {
 		tick = writebackInterval
+		defer wb.close()
 	}
 	t := time.NewTimer(tick)
 	defer t.Stop()
@@ -80,8 +77,8 @@ const writebackInterval = 10 * time.Millisecond
 // the flush every flushIntervalCommitLog (an msync, as Java's FlushRealTimeService
 // does) finds them written and returns at once. Without it, that msync wrote 500 ms of
 // appends in one burst (12 MB at 20,000 msg/s of 1 KiB) and the sends of those
-// milliseconds waited: at a fixed 20,000 msg/s, p99 0.9-1.3 ms and p99.9 2.9-4.3 ms
-// against 0.53-0.62 and 1.4-1.6 with it (docs/benchmarks.md, "ASYNC_FLUSH writeback").
+// milliseconds waited: at a fixed 20,000 msg/s, p99 0.9-1.4 ms and p99.9 2.9-6.6 ms
+// against 0.56-0.75 and 1.4-1.7 with it (docs/benchmarks.md, "ASYNC_FLUSH writeback").
 // Durability is unchanged: only the flush says the bytes are on disk. The file is
 // opened read-only for it (sync_file_range needs a descriptor, the mapped write path
 // keeps none); the flushing goroutine alone uses it.
@@ -138,7 +135,7 @@ func (w *writeback) close() {
 // syncFileRange starts the writeback of [off, off+n) of fd's file without waiting for it.
 func syncFileRange(fd int, off, n int64) error {
 	for {
-		err := syscall.SyncFileRange(fd, off, n, 2 /* SYNC_FILE_RANGE_WRITE */)
+		err := syscall.SyncFileRange(fd, off, n, syncFileRangeWrite)
 		if err != syscall.EINTR {
 			return err
 		}
