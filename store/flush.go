@@ -145,6 +145,11 @@ func syncFileRange(fd int, off, n int64) error {
 // flushCommitLog flushes and publishes the new flushed offset to WaitFlushed callers.
 func (s *Store) flushCommitLog(leastPages int) error {
 	before := s.cl.flushedWhere.Load()
+	timer := s.flushTimer.Load()
+	var began time.Time
+	if timer != nil {
+		began = time.Now()
+	}
 	var err error
 	switch {
 	case s.cfg.FlushDiskType == SyncFlush:
@@ -159,6 +164,9 @@ func (s *Store) flushCommitLog(leastPages int) error {
 		s.ckpt.physicTs.Store(ts)
 	}
 	if now := s.cl.flushedWhere.Load(); now != before {
+		if timer != nil {
+			(*timer)(time.Since(began))
+		}
 		s.flushMu.Lock()
 		close(s.flushNotify)
 		s.flushNotify = make(chan struct{})
@@ -185,6 +193,20 @@ func (s *Store) SetFlushHook(fn func(flushed int64)) {
 		return
 	}
 	s.flushHook.Store(&fn)
+}
+
+// SetFlushTimer has the flush service call fn(d) after each CommitLog flush that advanced
+// the flushed offset, d being the time the flush took (the fdatasync of a group commit
+// under SYNC_FLUSH, the msync of an interval flush under ASYNC_FLUSH); nil removes it. It
+// is called from the flushing goroutine before the flush hook (SetFlushHook), so it must
+// not block. It tells a disk whose syncs stall from a broker that is slow around them:
+// every SYNC_FLUSH send waits for one or two of these.
+func (s *Store) SetFlushTimer(fn func(d time.Duration)) {
+	if fn == nil {
+		s.flushTimer.Store(nil)
+		return
+	}
+	s.flushTimer.Store(&fn)
 }
 
 // FlushedOffset is the CommitLog offset up to which data is on stable storage.

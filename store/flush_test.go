@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -23,6 +24,40 @@ func TestFlush_SyncFlush_WaitFlushed(t *testing.T) {
 	}
 	if err := s.WaitFlushed(1<<40, 30*time.Millisecond); !errors.Is(err, ErrFlushTimeout) {
 		t.Fatalf("unreachable offset: %v", err)
+	}
+}
+
+// TestFlush_TimerTimesEachFlushThatWrote: the flush timer sees each CommitLog flush that
+// advanced the flushed offset, with its duration, before the flush releases its waiters;
+// a removed timer is not called.
+func TestFlush_TimerTimesEachFlushThatWrote(t *testing.T) {
+	c := testConfig(t)
+	c.FlushDiskType = SyncFlush
+	s := openStore(t, c)
+	defer s.Close()
+	var calls, total atomic.Int64
+	s.SetFlushTimer(func(d time.Duration) { calls.Add(1); total.Add(int64(d)) })
+	for i := 1; i <= 3; i++ {
+		r := mustPut(t, s, testMessage("T", 0, "durable", ""))
+		if err := s.WaitFlushed(r.WroteOffset+int64(r.WroteBytes), 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		// Each put waited for by itself needs a flush of its own; a flush with nothing
+		// new to write (the 10 ms ticks in between) is not timed.
+		if got := calls.Load(); got != int64(i) {
+			t.Fatalf("after %d waited puts the timer was called %d times", i, got)
+		}
+	}
+	if total.Load() <= 0 {
+		t.Fatalf("flushes timed at %v in total", time.Duration(total.Load()))
+	}
+	s.SetFlushTimer(nil)
+	r := mustPut(t, s, testMessage("T", 0, "durable", ""))
+	if err := s.WaitFlushed(r.WroteOffset+int64(r.WroteBytes), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls.Load(); got != 3 {
+		t.Fatalf("removed timer called: %d calls", got)
 	}
 }
 

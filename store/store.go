@@ -65,8 +65,9 @@ type Store struct {
 
 	flushWake   chan struct{}
 	flushMu     sync.Mutex
-	flushNotify chan struct{}                       // closed and replaced whenever flushedWhere advances
-	flushHook   atomic.Pointer[func(flushed int64)] // SetFlushHook
+	flushNotify chan struct{}                         // closed and replaced whenever flushedWhere advances
+	flushHook   atomic.Pointer[func(flushed int64)]   // SetFlushHook
+	flushTimer  atomic.Pointer[func(d time.Duration)] // SetFlushTimer
 
 	diskFull      atomic.Bool
 	cleanNow      atomic.Bool  // disk above the forced-clean ratio

@@ -150,6 +150,8 @@ func New(opts Options) (*Broker, error) {
 	if b.store, err = store.Open(sc); err != nil {
 		return nil, err
 	}
+	flushTime := b.figures.CommitLogFlush
+	b.store.SetFlushTimer(func(d time.Duration) { flushTime.Observe(d.Seconds()) })
 	b.tx = b.newTransactions()
 	b.newReplication(host)
 	var replicas replicaSource

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/skyrocket-mq/skyrocket/protocol"
 	"github.com/skyrocket-mq/skyrocket/server/metrics"
+	"github.com/skyrocket-mq/skyrocket/store"
 )
 
 // scrapeBroker builds a broker with topics topics of 8 queues (one message in queue 0
@@ -177,5 +179,30 @@ func TestBroker_Metrics_DeletedGroupGoneAndNothingAfterShutdown(t *testing.T) {
 	}
 	if n := scrapeOnce(t, reg); n != 0 {
 		t.Errorf("%d series after Shutdown", n)
+	}
+}
+
+// TestBroker_Metrics_CommitLogFlushTimed: a SYNC_FLUSH broker times its group commits in
+// skyrocket_store_commitlog_flush_seconds, one sample per flush that wrote something.
+func TestBroker_Metrics_CommitLogFlushTimed(t *testing.T) {
+	b := newTestBroker(t, func(o *Options) { o.Store.FlushDiskType = store.SyncFlush })
+	samples := func() (uint64, float64) {
+		var m dto.Metric
+		if err := b.Figures().CommitLogFlush.Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+	}
+	if n, _ := samples(); n != 0 {
+		t.Fatalf("%d flushes timed before any put", n)
+	}
+	for i := 0; i < 3; i++ {
+		r, _ := putPlain(t, b.store, "FT", 0, "m", 0)
+		if err := b.store.WaitFlushed(r.WroteOffset+int64(r.WroteBytes), 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, sum := samples(); n != 3 || sum <= 0 {
+		t.Fatalf("3 waited puts: %d flushes timed, %v s in total", n, sum)
 	}
 }

@@ -9,7 +9,8 @@
 // nothing is cached, so a deleted topic or group is gone from the next scrape), the
 // runtime families parsed from the GET_BROKER_RUNTIME_INFO table exactly as the exporter
 // parses it (runtime.go), and the broker's own figures (figures.go): send and pull
-// latency histograms, the SYNC_FLUSH/SYNC_MASTER group commit's size and wait, HA lag
+// latency histograms, the SYNC_FLUSH/SYNC_MASTER group commit's size and wait, the
+// CommitLog flush's time (skyrocket_store_commitlog_flush_seconds), HA lag
 // per slave, held pulls, pool queues, connections; plus client_golang's Go runtime and
 // process collectors. The exporter reads masters only; a slave serves only its own
 // figures. The NameServer gets a few route-table gauges (namesrv.go).
