@@ -61,7 +61,10 @@ func TestSplitCommand_QuotesAndEnv(t *testing.T) {
 	if !reflect.DeepEqual(argv, []string{"/opt/my dir/bin/java", "-cp", "a b", "x y", "its"}) {
 		t.Fatalf("argv %q", argv)
 	}
-	for _, bad := range []string{"", "A=1", `'open`, `"open`} {
+	if _, argv, err := splitCommand(`sh -c 'rm -rf a b; sync' "x|y" x\>y`); err != nil || !reflect.DeepEqual(argv, []string{"sh", "-c", "rm -rf a b; sync", "x|y", "x>y"}) {
+		t.Errorf("quoted operators: %q, %v", argv, err)
+	}
+	for _, bad := range []string{"", "A=1", `'open`, `"open`, "rm -rf a b; sync", "rm -rf a && sync", "cat a | wc", "cmd > out", "cmd <in", "echo `id`", "run &"} {
 		if _, _, err := splitCommand(bad); !errors.Is(err, errBadCommand) {
 			t.Errorf("%q: err = %v", bad, err)
 		}

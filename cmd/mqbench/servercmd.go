@@ -24,7 +24,11 @@ var errPrep = errors.New("mqbench: server preparation failed")
 
 // splitCommand splits a command line into environment assignments and argv. It knows
 // single quotes, double quotes (with \" and \\) and backslash escapes; nothing else of
-// the shell (no globbing, no variables, no pipes).
+// the shell (no globbing, no variables, no pipes). An unquoted shell operator (; & | < >
+// or a backquote) is refused rather than passed on as an argument: `-server-prep "rm -rf
+// A B; sync"` once ran rm with the arguments A, "B;" and sync, and the benchmark went on
+// with B's store in place and nothing synced. Quote it, or put the commands in a script
+// or in sh -c '...'.
 func splitCommand(line string) (env, argv []string, err error) {
 	var words []string
 	var cur strings.Builder
@@ -58,6 +62,8 @@ func splitCommand(line string) (env, argv []string, err error) {
 				return nil, nil, fmt.Errorf("%w: unterminated \" in %q", errBadCommand, line)
 			}
 			inWord = true
+		case strings.IndexByte(";&|<>`", c) >= 0:
+			return nil, nil, fmt.Errorf("%w: %q has the shell operator %q, and mqbench runs commands without a shell: quote it, or use a script or sh -c '...'", errBadCommand, line, c)
 		case c == '\\' && i+1 < len(line):
 			i++
 			cur.WriteByte(line[i])
