@@ -63,7 +63,7 @@ MQBENCH="$BIN/mqbench"
 # still dirty: otherwise a run starts while the previous run's store (GBs above
 # dirty_background_ratio) is being written back, and pays for it. Measured (docs/benchmarks.md,
 # "ASYNC_FLUSH writeback"): the same Skyrocket binary as base and target, ASYNC_FLUSH, 4 x 16,
-# 0.75x when each prep removed only its own store, 1.04x with this prep.
+# 0.75x when each prep removed only its own store, 1.03x with this prep.
 PREP="$WORK/prep-stores"
 cat >"$PREP" <<PREPEOF
 #!/bin/sh
