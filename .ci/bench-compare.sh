@@ -20,7 +20,11 @@
 #   BENCH_RECOVERY_GIB [10] BENCH_RECOVERY_ROUNDS [2]   the recovery step (not run by default);
 #   BENCH_RECOVERY_MESSAGES  how many 4 KiB messages fill its store (default: GiB x 262,144)
 #   BENCH_SEM_JAVA [1]      also run the semantics step against Java
-#   SERVER_HEAP ["-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"]  both Java servers (as javaservers.sh)
+#   BENCH_PIN [unset]       "B:C": run each measured broker on CPUs B and mqbench on CPUs C
+#                           (taskset lists, e.g. "0:1"), so that the client's CPU is not the
+#                           broker's, as on a cluster where clients run on other machines;
+#                           the send, syncflush and rate steps
+#   SERVER_HEAP ["-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g -XX:+UseG1GC"]  both Java servers
 #   BENCH_OUT [.cache/bench-compare/<UTC time>]   reports (text and JSON) are kept here
 #   BENCH_WORK [a new /tmp dir]                   stores and configs; removed at the end
 #   BIN [bin]               where mqbench, mqbroker and mqnamesrv are (make bench-compare builds them)
@@ -46,7 +50,8 @@ RSS_MESSAGES=${BENCH_RSS_MESSAGES:-10000000}
 RSS_JAVA=${BENCH_RSS_JAVA:-1}
 SEM_JAVA=${BENCH_SEM_JAVA:-1}
 RECOVERY_ROUNDS=${BENCH_RECOVERY_ROUNDS:-2}
-SERVER_HEAP=${SERVER_HEAP:-"-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g"}
+# G1 as runbroker.sh sets it (the JVM would pick the serial collector on one CPU, BENCH_PIN).
+SERVER_HEAP=${SERVER_HEAP:-"-Xms1g -Xmx1g -XX:MaxDirectMemorySize=1g -XX:+UseG1GC"}
 BIN=$(cd "${BIN:-bin}" && pwd)
 OUT=${BENCH_OUT:-$REPO/.cache/bench-compare/$(date -u +%Y%m%dT%H%M%SZ)}
 STEPS=${*:-send syncflush rate route ha semantics rss alloc}
@@ -57,6 +62,15 @@ WORK=${BENCH_WORK:-$(mktemp -d /tmp/skyrocket-bench.XXXXXX)}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 MQBENCH="$BIN/mqbench"
+# PIN_SERVER / PIN_CLIENT: the BENCH_PIN prefixes of the measured brokers and of mqbench.
+PIN_SERVER="" PIN_CLIENT=()
+if [ -n "${BENCH_PIN:-}" ]; then
+  case $BENCH_PIN in
+  *:*) PIN_SERVER="taskset -c ${BENCH_PIN%%:*} " PIN_CLIENT=(taskset -c "${BENCH_PIN#*:}") ;;
+  *) echo "bench-compare: BENCH_PIN wants B:C (CPU lists), got $BENCH_PIN" >&2; exit 2 ;;
+  esac
+  command -v taskset >/dev/null || { echo "bench-compare: BENCH_PIN needs taskset" >&2; exit 2; }
+fi
 
 # PREP: every run's -server-prep (base, target, single runs). It removes every broker store
 # of this run, not only the next server's, and waits for the kernel to write back what is
@@ -112,6 +126,7 @@ export SKYROCKET_DRAIN=0
   echo "# jvm (both Java servers): $SERVER_HEAP ${JAVA17_OPENS[*]}"
   echo "# load: rounds=$ROUNDS duration=$DURATION warmup=$WARMUP conns=$CONNS window=$WINDOW, 1 KiB bodies"
   echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  [ -z "${BENCH_PIN:-}" ] || echo "# pinned (BENCH_PIN=$BENCH_PIN): brokers on CPUs ${BENCH_PIN%%:*}, mqbench on CPUs ${BENCH_PIN#*:}"
   if [ -n "${BENCH_COMMIT:-}" ]; then
     echo "# commit: $BENCH_COMMIT"
   else
@@ -138,11 +153,12 @@ XML
   done
 }
 
-# java_cmd MAIN CONF [HOME]: the command line of a Java server (no shell: mqbench starts
-# it); HOME (default $WORK/java-home, made by java_home) holds its logback files and logs.
+# java_cmd MAIN CONF [HOME [PREFIX]]: the command line of a Java server (no shell: mqbench
+# starts it); HOME (default $WORK/java-home, made by java_home) holds its logback files and
+# logs; PREFIX goes before java, after the environment (PIN_SERVER's taskset).
 java_cmd() {
   local main=$1 conf=$2 home=${3:-$WORK/java-home}
-  echo "ROCKETMQ_HOME=$home java $SERVER_HEAP ${JAVA17_OPENS[*]} -Duser.home=$home -Drocketmq.home.dir=$home -cp $JAVA_CP $main -c $conf"
+  echo "ROCKETMQ_HOME=$home ${4:-}java $SERVER_HEAP ${JAVA17_OPENS[*]} -Duser.home=$home -Drocketmq.home.dir=$home -cp $JAVA_CP $main -c $conf"
 }
 
 # broker_conf FILE PORT NAMESRV STORE FLUSH [ROLE [ID]]: the same lines for Java and
@@ -207,10 +223,10 @@ compare_brokers() {
   broker_conf "$WORK/java-$flush.conf" "$JBP" "$JN" "$WORK/java-store" "$flush"
   broker_conf "$WORK/sky-$flush.conf" "$SBP" "$SN" "$WORK/sky-store" "$flush"
   log "$name"
-  "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/$name.json" \
-    -base "java=$JB" -base-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf")" \
+  "${PIN_CLIENT[@]}" "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/$name.json" \
+    -base "java=$JB" -base-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf" "" "$PIN_SERVER")" \
     -base-prep "$PREP" \
-    -target "skyrocket=$SB" -target-cmd "$BIN/mqbroker -c $WORK/sky-$flush.conf" -target-prep "$PREP" \
+    -target "skyrocket=$SB" -target-cmd "$PIN_SERVER$BIN/mqbroker -c $WORK/sky-$flush.conf" -target-prep "$PREP" \
     -ceiling null \
     produce -server-log "$WORK/servers.log" -startup-timeout 180s "$@" 2>&1 | tee -a "$OUT/$name.txt" "$OUT/bench-compare.txt"
 }
@@ -249,7 +265,7 @@ step_rate() {
     broker_conf "$WORK/java-$flush.conf" "$JBP" "$JN" "$WORK/java-store" "$flush"
     broker_conf "$WORK/sky-$flush.conf" "$SBP" "$SN" "$WORK/sky-store" "$flush"
     log "rate-$flush: Java's saturation rate"
-    "$MQBENCH" produce -b "$JB" -server-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf")" \
+    "${PIN_CLIENT[@]}" "$MQBENCH" produce -b "$JB" -server-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf" "" "$PIN_SERVER")" \
       -server-prep "$PREP" -server-log "$WORK/servers.log" -startup-timeout 180s \
       -t SkyBench -create-topic -q 8 -s 1024 -c "$CONNS" -w "$WINDOW" -kind async -d "$DURATION" -warmup "$WARMUP" \
       -json-out "$OUT/rate-$flush-saturation.json" 2>&1 | tee -a "$OUT/rate-$flush-saturation.txt" "$OUT/bench-compare.txt"
@@ -257,10 +273,10 @@ step_rate() {
     for pct in ${BENCH_RATE_PCTS:-25 50 75}; do
       rate=$((sat * pct / 100))
       log "rate-$flush-$pct: $rate msg/s ($pct % of Java's $sat)"
-      "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/rate-$flush-$pct.json" \
-        -base "java=$JB" -base-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf")" \
+      "${PIN_CLIENT[@]}" "$MQBENCH" compare -rounds "$ROUNDS" -json-out "$OUT/rate-$flush-$pct.json" \
+        -base "java=$JB" -base-cmd "$(java_cmd org.apache.rocketmq.broker.BrokerStartup "$WORK/java-$flush.conf" "" "$PIN_SERVER")" \
         -base-prep "$PREP" \
-        -target "skyrocket=$SB" -target-cmd "$BIN/mqbroker -c $WORK/sky-$flush.conf" -target-prep "$PREP" \
+        -target "skyrocket=$SB" -target-cmd "$PIN_SERVER$BIN/mqbroker -c $WORK/sky-$flush.conf" -target-prep "$PREP" \
         produce -server-log "$WORK/servers.log" -startup-timeout 180s -t SkyBench -create-topic -q 8 -s 1024 \
         -c "$CONNS" -w "${BENCH_RATE_WINDOW:-256}" -kind async -rate "$rate" -d "$DURATION" -warmup "$WARMUP" 2>&1 |
         tee -a "$OUT/rate-$flush-$pct.txt" "$OUT/bench-compare.txt"
