@@ -226,6 +226,11 @@ func TestWhitelist_Patterns(t *testing.T) {
 		{"2001:db8::*", "2001:db8::5", true}, // Java expands the prefix "2001:db8:" to 3 groups: the range is the 4th
 		{"2001:db8::*", "2001:db9::5", false},
 		{"2001:db8:0:0:0:0:0:*", "2001:db8::5", true},
+		// Nine groups before the range: no address has them. The fuzzer found match
+		// reading past the address here (FuzzACL_CompileStrategy's f51fd5309fc2fb6e).
+		{":::::::::*", "::1", false},
+		{":::::::::*", "2001:db8::5", false},
+		{"::::::::::1-5", "::3", false},
 	}
 	for _, c := range cases {
 		s, err := compileStrategy(c.pattern)
