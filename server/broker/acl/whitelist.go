@@ -66,14 +66,7 @@ func (s *strategy) match(ip netip.Addr) bool {
 		if !ip.Is6() || ip.Is4In6() {
 			return false
 		}
-		if s.index >= 8 {
-			// More than seven groups before the range (":::::::::*" expands to nine): no
-			// address has that many, and Java's prefix comparison never matches. Checked
-			// before the groups are read: the fuzzer found the loop below reading past the
-			// address's sixteen bytes.
-			return false
-		}
-		b := ip.As16()
+		b := ip.As16() // compileRange6 keeps index below 8
 		for i, h := range s.head {
 			if int(b[2*i])<<8|int(b[2*i+1]) != h {
 				return false
@@ -255,6 +248,12 @@ func compileRange6(p string) (strategy, error) {
 	groups, err := expandGroups(prefix, part)
 	if err != nil {
 		return strategy{}, examineErr(p)
+	}
+	if len(groups) >= 8 {
+		// The range would be a ninth group or later (":::::::::*" expands to nine groups
+		// before it): no address has one, so the pattern never matches. match read past
+		// the address's sixteen bytes for it (found by FuzzACL_CompileStrategy).
+		return strategy{kind: stratBlank}, nil
 	}
 	return strategy{kind: stratRange6, head: groups, lo: lo, hi: hi, index: len(groups)}, nil
 }
