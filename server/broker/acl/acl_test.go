@@ -231,6 +231,7 @@ func TestWhitelist_Patterns(t *testing.T) {
 		{":::::::::*", "::1", false},
 		{":::::::::*", "2001:db8::5", false},
 		{"::::::::::1-5", "::3", false},
+		{"1:2:3:4:5:6:7:8:*", "1:2:3:4:5:6:7:8", false}, // eight literal groups: the range would be the ninth
 	}
 	for _, c := range cases {
 		s, err := compileStrategy(c.pattern)
