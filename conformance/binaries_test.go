@@ -204,7 +204,7 @@ func TestBinaries_Skyrocket_SendConsumeAndCleanExit(t *testing.T) {
 
 	sky := startProc(t, home, filepath.Join(bin, "skyrocket"), "-data", data, "-bind", "127.0.0.1",
 		"-namesrv-port", fmt.Sprint(nsPort), "-port", fmt.Sprint(brPort))
-	sky.waitStdout(30*time.Second, "Skyrocket is running")
+	sky.waitStdout(30*time.Second, "Ctrl-C stops.")
 	for _, want := range []string{"NameServer  " + nsAddr, "Broker      " + brAddr, "Data        " + data} {
 		if !strings.Contains(sky.stdout.String(), want) {
 			t.Errorf("banner lacks %q:\n%s", want, sky.stdout.String())

@@ -28,6 +28,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -261,7 +262,11 @@ func brokerConfig(o *options, data, nsAddr string) (loadedBroker, error) {
 	return loadedBroker{cfg: cfg, unknown: unknown}, nil
 }
 
-func printBanner(w io.Writer, o *options, nsAddr string, cfg *configs.Broker, node *server.Node, data string) {
+// printBanner writes the banner in one Write, so a reader of stdout (a test, a
+// supervisor) never sees its first line without the rest.
+func printBanner(out io.Writer, o *options, nsAddr string, cfg *configs.Broker, node *server.Node, data string) {
+	w := new(bytes.Buffer)
+	defer func() { _, _ = out.Write(w.Bytes()) }()
 	port := int(cfg.Server.ListenPort)
 	where := "every interface"
 	if o.bind != "" {
